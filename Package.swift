@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "localauthd",
+    products: [
+        .library(name: "LocalAuthCore", targets: ["LocalAuthCore"]),
+        .executable(name: "localauth-core-demo", targets: ["localauth-core-demo"]),
+    ],
+    targets: [
+        // C libraries from Debian's -dev packages.
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+
+        // Policy core: contexts, policies, errors, lockout ledger. No I/O, no C.
+        .target(name: "LocalAuthCore"),
+        // The built-in backends: fingerprint and face simulators, Argon2id passcode hashing.
+        .target(name: "LocalAuthBackends", dependencies: ["LocalAuthCore", "CSodium"]),
+        // The real world behind the core's protocols: atomic state files, configuration files, the system clock.
+        .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore"]),
+        // A small Swift layer over libdbus-1, shared by the daemon and clients.
+        .target(name: "LocalAuthDBus", dependencies: ["CDBus"]),
+        // Test doubles and a harness that drive the core without a bus, disk or real clock.
+        .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthCore", "LocalAuthBackends"]),
+
+        // `make demo`: the policy core with the real backends and state on disk, step by step.
+        .executableTarget(name: "localauth-core-demo", dependencies: ["LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem"]),
+
+        .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthBackendsTests", dependencies: ["LocalAuthBackends", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthSystemTests", dependencies: ["LocalAuthSystem", "LocalAuthBackends", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthDBusTests", dependencies: ["LocalAuthDBus"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

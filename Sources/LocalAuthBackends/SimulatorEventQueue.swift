@@ -1,0 +1,67 @@
+import LocalAuthCore
+import Synchronization
+
+/// Simulator inputs that arrived while no evaluation was reading their sensor, shared by all
+/// simulators: the next evaluation that arms the sensor consumes them in order, so scripts need
+/// no races. Bounded in count (a full queue refuses with limitsExceeded) and in age (each input
+/// expires after the TTL).
+public final class SimulatorEventQueue: Sendable {
+    /// Turns a stored input into an attempt once the evaluation reading it is known.
+    typealias Judge = @Sendable (SensorSession) -> AttemptEvent
+
+    private struct Item {
+        let modality: BiometricModality
+        let judge: Judge
+        let expires: UnixTime
+    }
+
+    public static let defaultCapacity = 16
+
+    private let items = Mutex<[Item]>([])
+    private let capacity: Int
+    private let timeToLive: Double
+    private let clock: any WallClock
+
+    public init(capacity: Int = SimulatorEventQueue.defaultCapacity, timeToLive: Double, clock: any WallClock) {
+        self.capacity = capacity
+        self.timeToLive = timeToLive
+        self.clock = clock
+    }
+
+    /// Inputs waiting for an evaluation, both sensors together.
+    public var pending: Int {
+        let now = clock.now()
+        return items.withLock { items in
+            items.removeAll { $0.expires <= now }
+            return items.count
+        }
+    }
+
+    /// Forgets every waiting input.
+    public func clear() {
+        items.withLock { $0.removeAll() }
+    }
+
+    func enqueue(_ modality: BiometricModality, _ judge: @escaping Judge) throws(LocalAuthError) {
+        let now = clock.now()
+        let accepted = items.withLock { items in
+            items.removeAll { $0.expires <= now }
+            guard items.count < capacity else { return false }
+            items.append(Item(modality: modality, judge: judge, expires: now + timeToLive))
+            return true
+        }
+        guard accepted else {
+            throw LocalAuthError(.limitsExceeded, "The simulator queue already holds \(capacity) events that no evaluation has read; start an evaluation or reset the simulator.")
+        }
+    }
+
+    /// The oldest fresh input for `modality`, removed from the queue.
+    func take(_ modality: BiometricModality) -> Judge? {
+        let now = clock.now()
+        return items.withLock { items in
+            items.removeAll { $0.expires <= now }
+            guard let index = items.firstIndex(where: { $0.modality == modality }) else { return nil }
+            return items.remove(at: index).judge
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// What a biometric sensor reports during an evaluation.
+public enum AttemptEvent: Sendable, Hashable {
+    /// An enrolled template matched.
+    case match(label: String)
+    /// A finger or face was read and matched nothing; counts as a failure.
+    case noMatch
+    /// A read that could not be judged; reported to the user, never counted.
+    case retry(RetryReason)
+    /// The sensor went away; it stops listening for this evaluation.
+    case disconnected
+}
+
+/// Why a read could not be judged. Fingerprint names are fprintd's.
+public enum RetryReason: String, Sendable, CaseIterable, Hashable {
+    case tooShort = "too-short"
+    case notCentered = "not-centered"
+    case removeAndRetry = "remove-and-retry"
+    case tooFast = "too-fast"
+    /// No face in view.
+    case noFace = "no-face"
+    /// A matching face that was not looking at the screen while require-attention is on.
+    case attentionRequired = "attention-required"
+
+    /// What the user should do, as a sentence.
+    public var advice: String {
+        switch self {
+        case .tooShort: "The swipe was too short; try again."
+        case .notCentered: "Center your finger on the sensor and try again."
+        case .removeAndRetry: "Remove your finger and try again."
+        case .tooFast: "Your finger moved too fast; try again."
+        case .noFace: "No face in view; look at the screen."
+        case .attentionRequired: "Look at the screen with your eyes open."
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// The daemon's settings, with the documented defaults. Read from `localauthd.conf` by
+/// ``ConfigurationParser``.
+public struct Configuration: Sendable, Hashable {
+    /// Backend ids to load, in order (`fingerprint`, `face`, `passcode`).
+    public var backends: [String] = ["fingerprint", "face", "passcode"]
+    /// Which hardware a context reports as its biometry type when both are available.
+    public var preferredBiometry: BiometricModality = .face
+    /// Consecutive biometric no-matches of one user (all contexts, all modalities) that lock biometry.
+    public var biometryMaxFailures = 5
+    /// No-matches one evaluation accepts from the fingerprint sensor before it gives up on biometry.
+    public var fingerprintAttemptsPerEvaluation = 3
+    /// No-matches one evaluation accepts from the face sensor before it gives up on biometry.
+    public var faceAttemptsPerEvaluation = 2
+    /// Seconds of delay after the Nth consecutive wrong passcode (index N-1); the last entry repeats.
+    public var passcodeDelays: [Double] = [0, 0, 0, 0, 60, 300, 900, 900, 3600]
+    /// Consecutive wrong passcodes that lock the passcode until an administrator resets it.
+    public var passcodeMaxFailures = 10
+    /// Seconds before an evaluation ends with systemCancel; 0 means never.
+    public var evaluationTimeout: Double = 60
+    /// Seconds a simulator event waits in the queue for an evaluation to read it.
+    public var simulatorEventTTL: Double = 10
+    /// Unix group whose members may drive the simulators (besides root and the daemon's own user).
+    public var simulatorGroup = ""
+    /// Live contexts one client may hold.
+    public var maxContextsPerClient = 32
+    /// Live contexts of all clients together.
+    public var maxContexts = 4096
+    /// Where per-user state lives; nil means "not set in the file" so that `$STATE_DIRECTORY`
+    /// or the built-in default (``defaultStateDirectory``) applies.
+    public var stateDirectory: String?
+
+    public static let defaultStateDirectory = "/var/lib/localauthd"
+    public static let knownBackends = ["fingerprint", "face", "passcode"]
+
+    public init() {}
+
+    /// The state directory to use: the file's setting, else `$STATE_DIRECTORY` (systemd's), else the default.
+    public func resolvedStateDirectory(environment: [String: String]) -> String {
+        if let stateDirectory { return stateDirectory }
+        // systemd passes a colon-separated list when several StateDirectory= are set; ours is the first.
+        if let fromSystemd = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !fromSystemd.isEmpty {
+            return String(fromSystemd)
+        }
+        return Self.defaultStateDirectory
+    }
+
+    /// The passcode lockout rules this configuration describes.
+    public var passcodeSchedule: PasscodeDelaySchedule {
+        PasscodeDelaySchedule(delays: passcodeDelays, maxFailures: passcodeMaxFailures)
+    }
+
+    /// How many no-matches of `modality` one evaluation accepts.
+    public func attemptsPerEvaluation(_ modality: BiometricModality) -> Int {
+        switch modality {
+        case .fingerprint: fingerprintAttemptsPerEvaluation
+        case .face: faceAttemptsPerEvaluation
+        }
+    }
+}

@@ -1,0 +1,152 @@
+/// A configuration problem, located as `FILE:LINE: message` so an administrator can fix it.
+public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let file: String
+    /// 1-based; 0 when the problem is not on one line (the file itself).
+    public let line: Int
+    public let message: String
+
+    public init(file: String, line: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+}
+
+/// Reads `key = value` lines with `#` comments into a ``Configuration``.
+///
+/// Unknown keys, repeated keys and bad values are errors: a typo in a security setting must
+/// never silently fall back to a default.
+public enum ConfigurationParser {
+    public static func parse(_ text: String, file: String) throws(ConfigurationError) -> Configuration {
+        var configuration = Configuration()
+        var seen: [String: Int] = [:]
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let lineNumber = index + 1
+            func fail(_ message: String) -> ConfigurationError {
+                ConfigurationError(file: file, line: lineNumber, message: message)
+            }
+            let content = rawLine.prefix { $0 != "#" }.trimmingWhitespace()
+            if content.isEmpty { continue }
+            guard let equals = content.firstIndex(of: "=") else {
+                throw fail("expected `key = value`, found \"\(content)\"")
+            }
+            let key = content[..<equals].trimmingWhitespace()
+            let value = content[content.index(after: equals)...].trimmingWhitespace()
+            guard !key.isEmpty else { throw fail("missing key before `=`") }
+            guard let setting = Setting(rawValue: key) else {
+                let known = Setting.allCases.map(\.rawValue).joined(separator: ", ")
+                throw fail("unknown key \"\(key)\"; known keys: \(known)")
+            }
+            if let first = seen[key] {
+                throw fail("\"\(key)\" is already set on line \(first)")
+            }
+            seen[key] = lineNumber
+            do throws(ValueError) {
+                try setting.apply(value, to: &configuration)
+            } catch {
+                throw fail("\(key): \(error.message)")
+            }
+        }
+        return configuration
+    }
+
+    struct ValueError: Error {
+        let message: String
+    }
+
+    enum Setting: String, CaseIterable {
+        case backends
+        case preferredBiometry = "preferred_biometry"
+        case biometryMaxFailures = "biometry_max_failures"
+        case fingerprintAttemptsPerEvaluation = "fingerprint_attempts_per_evaluation"
+        case faceAttemptsPerEvaluation = "face_attempts_per_evaluation"
+        case passcodeDelays = "passcode_delays"
+        case passcodeMaxFailures = "passcode_max_failures"
+        case evaluationTimeout = "evaluation_timeout"
+        case simulatorEventTTL = "simulator_event_ttl"
+        case simulatorGroup = "simulator_group"
+        case maxContextsPerClient = "max_contexts_per_client"
+        case maxContexts = "max_contexts"
+        case stateDirectory = "state_directory"
+
+        func apply(_ value: String, to configuration: inout Configuration) throws(ValueError) {
+            switch self {
+            case .backends:
+                configuration.backends = try Self.backendList(value)
+            case .preferredBiometry:
+                guard let modality = BiometricModality(rawValue: value) else {
+                    throw ValueError(message: "expected `face` or `fingerprint`, found \"\(value)\"")
+                }
+                configuration.preferredBiometry = modality
+            case .biometryMaxFailures:
+                configuration.biometryMaxFailures = try Self.integer(value, in: 1...1000)
+            case .fingerprintAttemptsPerEvaluation:
+                configuration.fingerprintAttemptsPerEvaluation = try Self.integer(value, in: 1...1000)
+            case .faceAttemptsPerEvaluation:
+                configuration.faceAttemptsPerEvaluation = try Self.integer(value, in: 1...1000)
+            case .passcodeDelays:
+                let delays = try value.split(separator: ",").map { (item) throws(ValueError) in
+                    try Self.seconds(item.trimmingWhitespace(), allowZero: true)
+                }
+                guard !delays.isEmpty else { throw ValueError(message: "expected a comma-separated list of seconds") }
+                configuration.passcodeDelays = delays
+            case .passcodeMaxFailures:
+                configuration.passcodeMaxFailures = try Self.integer(value, in: 1...1000)
+            case .evaluationTimeout:
+                configuration.evaluationTimeout = try Self.seconds(value, allowZero: true)
+            case .simulatorEventTTL:
+                configuration.simulatorEventTTL = try Self.seconds(value, allowZero: false)
+            case .simulatorGroup:
+                guard value.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) else {
+                    throw ValueError(message: "\"\(value)\" is not a group name")
+                }
+                configuration.simulatorGroup = value
+            case .maxContextsPerClient:
+                configuration.maxContextsPerClient = try Self.integer(value, in: 1...1_000_000)
+            case .maxContexts:
+                configuration.maxContexts = try Self.integer(value, in: 1...1_000_000)
+            case .stateDirectory:
+                guard value.hasPrefix("/") else { throw ValueError(message: "expected an absolute path, found \"\(value)\"") }
+                configuration.stateDirectory = value
+            }
+        }
+
+        static func integer(_ value: String, in range: ClosedRange<Int>) throws(ValueError) -> Int {
+            guard let number = Int(value), range.contains(number) else {
+                throw ValueError(message: "expected a whole number from \(range.lowerBound) to \(range.upperBound), found \"\(value)\"")
+            }
+            return number
+        }
+
+        static func seconds(_ value: String, allowZero: Bool) throws(ValueError) -> Double {
+            guard let number = Double(value), number.isFinite, number >= 0, allowZero || number > 0, number <= 31_536_000 else {
+                let lower = allowZero ? "0" : "more than 0"
+                throw ValueError(message: "expected seconds from \(lower) to 31536000, found \"\(value)\"")
+            }
+            return number
+        }
+
+        static func backendList(_ value: String) throws(ValueError) -> [String] {
+            let names = value.split(separator: ",").map { $0.trimmingWhitespace() }
+            var result: [String] = []
+            for name in names {
+                guard Configuration.knownBackends.contains(name) else {
+                    throw ValueError(message: "unknown backend \"\(name)\"; known backends: \(Configuration.knownBackends.joined(separator: ", "))")
+                }
+                guard !result.contains(name) else { throw ValueError(message: "backend \"\(name)\" is listed twice") }
+                result.append(name)
+            }
+            return result
+        }
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

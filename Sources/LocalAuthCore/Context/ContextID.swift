@@ -1,0 +1,32 @@
+/// A context's number: counts up from 1 and is never reused while the engine runs.
+public struct ContextID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: UInt64
+
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { "\(rawValue)" }
+}
+
+/// A client connection, as the bus names it (its unique name, `:1.42`).
+public struct ClientID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+}
+
+/// Who is asking, as established by the transport (the bus), never by an argument.
+public struct Caller: Hashable, Sendable {
+    public let client: ClientID
+    public let uid: UInt32
+
+    public init(client: ClientID, uid: UInt32) {
+        self.client = client
+        self.uid = uid
+    }
+
+    /// Root may act for other users and create unlock contexts.
+    public var isPrivileged: Bool { uid == 0 }
+}

@@ -1,0 +1,43 @@
+/// The settable properties of a context, with Apple's defaults.
+public struct ContextOptions: Sendable, Hashable {
+    public static let defaultFallbackTitle = "Enter Password"
+    public static let defaultCancelTitle = "Cancel"
+    /// Apple's `LATouchIDAuthenticationMaximumAllowableReuseDuration`.
+    public static let maximumAllowableReuseDuration: Double = 300
+    /// Titles and reasons longer than this (in UTF-8 bytes) are refused.
+    public static let maximumTextLength = 512
+
+    /// Empty hides the fallback button.
+    public var localizedFallbackTitle = ContextOptions.defaultFallbackTitle
+    public var localizedCancelTitle = ContextOptions.defaultCancelTitle
+    public var interactionNotAllowed = false
+    /// Seconds; always within 0…300 (set through ``setAllowableReuseDuration(_:)``).
+    public private(set) var allowableReuseDuration: Double = 0
+    /// Privileged: act for this user instead of the caller.
+    public var user: UInt32?
+    /// Privileged: biometric matches of this context open the reuse window.
+    public var isUnlockContext = false
+
+    public init() {}
+
+    /// Clamps to 0…300 as Apple does; NaN is refused.
+    public mutating func setAllowableReuseDuration(_ seconds: Double) throws(LocalAuthError) {
+        guard !seconds.isNaN else {
+            throw LocalAuthError(.invalidArgument, "The allowable reuse duration must be a number of seconds (0 to 300).")
+        }
+        allowableReuseDuration = min(max(seconds, 0), Self.maximumAllowableReuseDuration)
+    }
+
+    /// Checks a title or reason from a client.
+    public static func validateText(_ text: String, name: String, allowEmpty: Bool) throws(LocalAuthError) {
+        guard allowEmpty || !text.isEmpty else {
+            throw LocalAuthError(.invalidArgument, "The \(name) must not be empty.")
+        }
+        guard text.utf8.count <= maximumTextLength else {
+            throw LocalAuthError(.invalidArgument, "The \(name) is \(text.utf8.count) bytes long; at most \(maximumTextLength) are allowed.")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
+            throw LocalAuthError(.invalidArgument, "The \(name) must not contain NUL characters.")
+        }
+    }
+}

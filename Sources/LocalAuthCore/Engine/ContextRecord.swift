@@ -1,0 +1,38 @@
+/// A live context as the engine keeps it.
+struct ContextRecord: Sendable {
+    let id: ContextID
+    let owner: ClientID
+    /// The user the context authenticates: the caller, or the user a privileged caller named.
+    let user: UInt32
+    var options: ContextOptions
+    /// `none` until canEvaluatePolicy is first called.
+    var biometryType: LABiometryType = .none
+    var domainState: [UInt8] = []
+    var evaluation: RunningEvaluation?
+    /// What observers last saw, so only real changes are announced.
+    var published: Published
+
+    struct Published: Sendable, Hashable {
+        var state: ContextState
+        var listening: Set<BiometricModality>
+    }
+
+    init(id: ContextID, owner: ClientID, user: UInt32, options: ContextOptions) {
+        self.id = id
+        self.owner = owner
+        self.user = user
+        self.options = options
+        self.published = Published(state: .idle, listening: [])
+    }
+}
+
+/// An evaluation in flight on a context, with the caller waiting for its end.
+struct RunningEvaluation: Sendable {
+    var machine: Evaluation
+    let policy: LAPolicy
+    let reason: String
+    /// Orders sensor claims (oldest first) and tells evaluations of one context apart.
+    let serial: UInt64
+    let deadline: UnixTime?
+    let reply: CheckedContinuation<Result<EvaluationSuccess, LocalAuthError>, Never>
+}

@@ -1,0 +1,262 @@
+/// Per-user state: loading and saving it, the passcode, enrollments, settings, administrator reset.
+///
+/// Every operation that checks the passcode goes through ``checkPasscode(_:user:client:)``, so all of
+/// them count failures in the same ledger and none is a guessing oracle.
+extension PolicyEngine {
+    enum PasscodeVerdict { case correct, wrong }
+
+    // MARK: Passcode during an evaluation
+
+    /// Offers the passcode to the context's running policy-2 evaluation. Returns when it was
+    /// accepted (the evaluation then succeeds); throws authenticationFailed when wrong (the
+    /// evaluation goes on), passcodeLockout while delayed, notEvaluating when nothing takes it.
+    public func submitPasscode(_ passcode: Passcode, context id: ContextID, caller: ClientID) async throws(LocalAuthError) {
+        let record = try ownedContext(id, caller: caller)
+        guard let evaluation = record.evaluation, evaluation.machine.acceptsPasscode else {
+            throw LocalAuthError(.notEvaluating, "No evaluation of the device-owner policy (2) is running on this context; start one with EvaluatePolicy first.")
+        }
+        let verdict = try await checkPasscode(passcode, user: record.user, client: caller)
+        // Suspended while hashing: the evaluation may have ended, or another one started.
+        let stillRunning = contexts[id]?.evaluation?.serial == evaluation.serial
+        switch verdict {
+        case .correct:
+            guard stillRunning else {
+                throw LocalAuthError(.notEvaluating, "The evaluation ended before the passcode was checked.")
+            }
+            handle(.passcodeAccepted, on: id)
+            settle()
+        case .wrong:
+            if stillRunning { handle(.passcodeRejected, on: id) }
+            settle()
+            throw Self.wrongPasscode
+        }
+    }
+
+    static let wrongPasscode = LocalAuthError(.authenticationFailed, "Wrong passcode.")
+
+    /// Checks a passcode against the user's, counting the attempt in the ledger.
+    ///
+    /// The attempt is counted and saved *before* the (slow) comparison and taken back only when it
+    /// succeeds: a crash or a concurrent guess can never get a wrong passcode past the count.
+    func checkPasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID) async throws(LocalAuthError) -> PasscodeVerdict {
+        let user = userRecord(uid)
+        guard let hasher = environment.passcodeHasher else { throw Self.passcodeBackendDisabled }
+        if user.profileDamaged { throw Self.damagedProfile }
+        guard let storedHash = user.profile.passcodeHash else { throw LocalAuthError(.passcodeNotSet) }
+        let now = environment.clock.now()
+        if let refusal = user.ledger.passcodeRefusal(at: now) { throw refusal }
+
+        users[uid]?.ledger.recordPasscodeFailure(at: now, schedule: configuration.passcodeSchedule)
+        persistLedger(of: uid)
+        let matches = await hasher.verify(passcode, against: storedHash)
+
+        guard matches else {
+            let ledger = userRecord(uid).ledger
+            if ledger.passcodeLockedOut {
+                environment.audit.record(AuditEntry(.passcodeLockout, severity: .warning, user: uid, client: client.rawValue, result: "locked",
+                                                    message: "Passcode locked after \(ledger.passcodeFailures) consecutive wrong passcodes; an administrator must reset it."))
+                for (id, record) in contexts where record.user == uid {
+                    handle(.passcodePermanentlyLocked, on: id)
+                }
+            } else if let retryAfter = ledger.passcodeRetryAfter {
+                environment.audit.record(AuditEntry(.passcodeLockout, severity: .notice, user: uid, client: client.rawValue, result: "delayed",
+                                                    message: "\(ledger.passcodeFailures) consecutive wrong passcodes; next try allowed in \(Int((retryAfter - now).rounded())) s."))
+            }
+            return .wrong
+        }
+        users[uid]?.ledger.recordPasscodeSuccess()
+        persistLedger(of: uid)
+        return .correct
+    }
+
+    /// Checks `passcode` for a profile change; throws when it is wrong or may not be tried.
+    private func requirePasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID) async throws(LocalAuthError) -> String? {
+        let storedHash = userRecord(uid).profile.passcodeHash
+        guard try await checkPasscode(passcode, user: uid, client: client) == .correct else { throw Self.wrongPasscode }
+        return storedHash
+    }
+
+    // MARK: Profile changes
+
+    /// Sets the passcode (`current` empty when none is set) or changes it (`current` must match).
+    public func setPasscode(current: Passcode, new: Passcode, caller: Caller) async throws(LocalAuthError) {
+        try new.validateForStorage()
+        let uid = caller.uid
+        guard let hasher = environment.passcodeHasher else { throw Self.passcodeBackendDisabled }
+        let user = userRecord(uid)
+        if user.profileDamaged { throw Self.damagedProfile }
+        let verifiedHash: String?
+        if user.profile.hasPasscode {
+            verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
+        } else {
+            guard current.isEmpty else {
+                throw LocalAuthError(.invalidArgument, "No passcode is set yet; pass an empty current passcode.")
+            }
+            verifiedHash = nil
+        }
+        let newHash = try await hasher.hash(new)
+        try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
+            profile.passcodeHash = newHash
+        }
+        environment.audit.record(AuditEntry(.passcodeChange, severity: .notice, user: uid, client: caller.client.rawValue,
+                                            result: verifiedHash == nil ? "set" : "changed", message: verifiedHash == nil ? "Passcode set." : "Passcode changed."))
+    }
+
+    /// Removes the passcode and, as on Apple devices, every biometric enrollment.
+    public func removePasscode(current: Passcode, caller: Caller) async throws(LocalAuthError) {
+        let uid = caller.uid
+        let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
+        try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
+            profile.passcodeHash = nil
+            profile.removeAllEnrollments()
+        }
+        environment.audit.record(AuditEntry(.passcodeChange, severity: .notice, user: uid, client: caller.client.rawValue,
+                                            result: "removed", message: "Passcode removed, together with every biometric enrollment."))
+    }
+
+    /// Enrolls a finger or face appearance; re-enrolling a label replaces it (and changes the domain state).
+    public func enroll(_ modality: BiometricModality, label: String, passcode: Passcode, caller: Caller) async throws(LocalAuthError) {
+        let uid = caller.uid
+        let backend = try enabledBackend(modality)
+        try backend.validateEnrollment(label: label, existing: userRecord(uid).profile.labels(of: modality))
+        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
+        try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { (profile) throws(LocalAuthError) in
+            try backend.validateEnrollment(label: label, existing: profile.labels(of: modality))
+            profile.enroll(modality, label: label)
+        }
+        environment.audit.record(AuditEntry(.enrollmentChange, severity: .notice, user: uid, client: caller.client.rawValue,
+                                            result: "enrolled", message: "Enrolled \(modality.rawValue) \(label)."))
+    }
+
+    /// Removes an enrollment (and any that depend on it, such as a face's alternate appearance).
+    public func unenroll(_ modality: BiometricModality, label: String, passcode: Passcode, caller: Caller) async throws(LocalAuthError) {
+        let uid = caller.uid
+        let backend = try enabledBackend(modality)
+        guard userRecord(uid).profile.labels(of: modality).contains(label) else {
+            throw LocalAuthError(.invalidArgument, "The \(modality.rawValue) \"\(label)\" is not enrolled.")
+        }
+        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
+        var removed: Set<String> = []
+        try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
+            removed = backend.labelsRemoved(withUnenrolling: label, existing: profile.labels(of: modality))
+            profile.unenroll(modality, labels: removed)
+        }
+        environment.audit.record(AuditEntry(.enrollmentChange, severity: .notice, user: uid, client: caller.client.rawValue,
+                                            result: "unenrolled", message: "Unenrolled \(modality.rawValue) \(removed.sorted().joined(separator: ", "))."))
+    }
+
+    public func setRequireAttention(_ enabled: Bool, passcode: Passcode, caller: Caller) async throws(LocalAuthError) {
+        let uid = caller.uid
+        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
+        try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
+            profile.requireAttention = enabled
+        }
+        environment.audit.record(AuditEntry(.attentionChange, severity: .notice, user: uid, client: caller.client.rawValue,
+                                            result: enabled ? "on" : "off", message: "Require attention turned \(enabled ? "on" : "off")."))
+    }
+
+    /// Administrator reset: clears every counter and lock of `uid`. A profile that could not be
+    /// read is moved aside (kept for inspection) and the user starts afresh.
+    public func resetLockout(user uid: UInt32, caller: Caller) throws(LocalAuthError) {
+        guard caller.isPrivileged else {
+            throw LocalAuthError(.accessDenied, "Only root may reset lockouts.")
+        }
+        var record = userRecord(uid)
+        if record.profileDamaged {
+            do { try environment.store.quarantineProfile(user: uid) } catch {
+                throw LocalAuthError(.serviceFailure, "Could not move the unreadable profile of uid \(uid) aside: \(error.message)")
+            }
+            record.profile = UserProfile()
+            record.profileDamaged = false
+        }
+        record.ledger = UserLedger()
+        do { try environment.store.saveLedger(record.ledger, user: uid) } catch {
+            throw LocalAuthError(.serviceFailure, "Could not save the reset ledger of uid \(uid): \(error.message)")
+        }
+        users[uid] = record
+        environment.audit.record(AuditEntry(.administratorReset, severity: .notice, user: uid, client: caller.client.rawValue,
+                                            result: "reset", message: "An administrator (uid \(caller.uid)) cleared every counter and lock of uid \(uid)."))
+    }
+
+    public func userState(of uid: UInt32) -> UserState {
+        let user = userRecord(uid)
+        let now = environment.clock.now()
+        let retryAfter = user.ledger.passcodeRetryAfter.flatMap { $0 > now ? $0 : nil }
+        return UserState(passcodeSet: user.profile.hasPasscode, enrollments: user.profile.enrollments,
+                         biometryFailures: user.ledger.biometryFailures, biometryLockedOut: user.ledger.biometryLockedOut,
+                         passcodeFailures: user.ledger.passcodeFailures, passcodeRetryAfter: retryAfter,
+                         passcodeLockedOut: user.ledger.passcodeLockedOut, requireAttention: user.profile.requireAttention)
+    }
+
+    // MARK: Loading and saving
+
+    /// The user's cached state, loaded on first use. Unreadable state fails closed: everything locked.
+    func userRecord(_ uid: UInt32) -> UserRecord {
+        if let record = users[uid] { return record }
+        var record = UserRecord(profile: UserProfile(), ledger: UserLedger())
+        let store = environment.store
+        do throws(StateStoreError) {
+            if let profile = try store.loadProfile(user: uid) { record.profile = profile }
+        } catch {
+            record.profileDamaged = true
+            reportStateError("Could not read the profile of uid \(uid) (\(error.message)); treating the user as locked until an administrator reset.", user: uid)
+        }
+        do throws(StateStoreError) {
+            if let ledger = try store.loadLedger(user: uid) { record.ledger = ledger }
+        } catch {
+            record.ledger = failClosedLedger
+            reportStateError("Could not read the lockout ledger of uid \(uid) (\(error.message)); treating the user as locked until an administrator reset.", user: uid)
+        }
+        if record.profileDamaged { record.ledger = failClosedLedger }
+        users[uid] = record
+        return record
+    }
+
+    private var failClosedLedger: UserLedger {
+        .failClosed(biometryMaxFailures: configuration.biometryMaxFailures, passcodeMaxFailures: configuration.passcodeMaxFailures)
+    }
+
+    /// Saves the user's ledger. If that fails the stricter in-memory count stays in force and the failure is logged.
+    func persistLedger(of uid: UInt32) {
+        guard let ledger = users[uid]?.ledger else { return }
+        do throws(StateStoreError) {
+            try environment.store.saveLedger(ledger, user: uid)
+        } catch {
+            reportStateError("Could not save the lockout ledger of uid \(uid) (\(error.message)); the counts stay in force in memory.", user: uid)
+        }
+    }
+
+    /// Applies `change` to the profile and saves it; nothing changes when the save fails, or when
+    /// the passcode changed while this operation was checking it.
+    private func changeProfile(of uid: UInt32, expectingPasscodeHash expected: String?,
+                               _ change: (inout UserProfile) throws(LocalAuthError) -> Void) throws(LocalAuthError) {
+        let record = userRecord(uid)
+        if record.profileDamaged { throw Self.damagedProfile }
+        guard record.profile.passcodeHash == expected else {
+            throw LocalAuthError(.serviceFailure, "The passcode changed while this request was being checked; try again.")
+        }
+        var profile = record.profile
+        try change(&profile)
+        do throws(StateStoreError) {
+            try environment.store.saveProfile(profile, user: uid)
+        } catch {
+            reportStateError("Could not save the profile of uid \(uid): \(error.message)", user: uid)
+            throw LocalAuthError(.serviceFailure, "Could not save the change (\(error.message)); nothing was changed.")
+        }
+        users[uid]?.profile = profile
+    }
+
+    private func enabledBackend(_ modality: BiometricModality) throws(LocalAuthError) -> any BiometricBackend {
+        guard let backend = backends[modality] else {
+            throw LocalAuthError(.notSupported, "No \(modality.rawValue) backend is enabled; add it to `backends` in localauthd.conf.")
+        }
+        return backend
+    }
+
+    private func reportStateError(_ message: String, user: UInt32) {
+        environment.audit.record(AuditEntry(.stateError, severity: .error, user: user, result: "fail-closed", message: message))
+    }
+
+    static let passcodeBackendDisabled = LocalAuthError(.notSupported, "The passcode backend is not enabled; add `passcode` to `backends` in localauthd.conf.")
+    static let damagedProfile = LocalAuthError(.serviceFailure, "This user's stored state could not be read; an administrator must reset it (localauth lockout reset --uid N).")
+}

@@ -1,0 +1,419 @@
+/// The policy core: contexts, evaluations, the shared lockout ledger and sensor arbitration.
+///
+/// An actor: it owns every piece of mutable state below, and nothing here touches D-Bus, files
+/// or the clock except through the injected protocols. Entry points validate, mutate, then call
+/// ``settle()`` once, which brings sensor claims and observers up to date. The only suspension
+/// points are passcode hashing and verification; code after them re-reads state.
+public actor PolicyEngine {
+    /// The outside world, as the core sees it.
+    public struct Environment: Sendable {
+        public var clock: any WallClock
+        public var store: any StateStore
+        /// nil when the passcode backend is not enabled.
+        public var passcodeHasher: (any PasscodeHasher)?
+        public var domainStateHasher: any DomainStateHasher
+        public var audit: any AuditSink
+        public var observer: (any EngineObserver)?
+
+        public init(clock: any WallClock, store: any StateStore, passcodeHasher: (any PasscodeHasher)?,
+                    domainStateHasher: any DomainStateHasher, audit: any AuditSink, observer: (any EngineObserver)? = nil) {
+            self.clock = clock
+            self.store = store
+            self.passcodeHasher = passcodeHasher
+            self.domainStateHasher = domainStateHasher
+            self.audit = audit
+            self.observer = observer
+        }
+    }
+
+    /// Invalidated contexts remembered per client (to answer invalidContext); older ones are forgotten.
+    public static let invalidatedContextsKeptPerClient = 64
+
+    let configuration: Configuration
+    let environment: Environment
+    /// Enabled biometric backends, at most one per modality, in configuration order.
+    let backends: [BiometricModality: any BiometricBackend]
+
+    var contexts: [ContextID: ContextRecord] = [:]
+    var liveContextsByClient: [ClientID: Int] = [:]
+    /// Invalidated contexts: owner by id, and per client in invalidation order (oldest first).
+    var invalidatedOwners: [ContextID: ClientID] = [:]
+    var invalidatedByClient: [ClientID: [ContextID]] = [:]
+    var users: [UInt32: UserRecord] = [:]
+    var lastContextNumber: UInt64 = 0
+    var lastSerial: UInt64 = 0
+    /// Per sensor: contexts whose evaluation wants it, oldest claim first; the first holds it.
+    var sensorClaims: [BiometricModality: [ContextID]] = [:]
+    /// Per sensor: the context and session it is armed for.
+    var armedSessions: [BiometricModality: (context: ContextID, session: SensorSession)] = [:]
+    var lastSessionID: UInt64 = 0
+    /// Contexts whose evaluation or sensors changed since the last ``settle()``.
+    var dirty: Set<ContextID> = []
+    /// Contexts whose observable state may have changed since observers last heard.
+    var pendingPublication: Set<ContextID> = []
+    var publishedDeadline: UnixTime?
+    var isShutDown = false
+
+    /// - Parameter backends: the enabled biometric backends; a second backend of one modality is an error.
+    public init(configuration: Configuration, backends: [any BiometricBackend], environment: Environment) throws(LocalAuthError) {
+        var byModality: [BiometricModality: any BiometricBackend] = [:]
+        for backend in backends {
+            guard byModality[backend.modality] == nil else {
+                throw LocalAuthError(.invalidArgument, "Two backends for the \(backend.modality.rawValue) sensor; enable only one.")
+            }
+            byModality[backend.modality] = backend
+        }
+        self.configuration = configuration
+        self.backends = byModality
+        self.environment = environment
+    }
+
+    // MARK: Contexts
+
+    public func createContext(for caller: Caller, options: ContextOptions) throws(LocalAuthError) -> ContextID {
+        if options.user != nil || options.isUnlockContext {
+            guard caller.isPrivileged else {
+                throw LocalAuthError(.accessDenied, "Only root may create contexts for another user or unlock contexts.")
+            }
+        }
+        try ContextOptions.validateText(options.localizedFallbackTitle, name: "fallback title", allowEmpty: true)
+        try ContextOptions.validateText(options.localizedCancelTitle, name: "cancel title", allowEmpty: false)
+        guard liveContextsByClient[caller.client, default: 0] < configuration.maxContextsPerClient else {
+            throw LocalAuthError(.limitsExceeded, "This client already has \(configuration.maxContextsPerClient) contexts; invalidate some before creating more.")
+        }
+        guard contexts.count < configuration.maxContexts else {
+            throw LocalAuthError(.limitsExceeded, "The service holds its maximum of \(configuration.maxContexts) contexts; try again later.")
+        }
+        lastContextNumber += 1
+        let id = ContextID(lastContextNumber)
+        contexts[id] = ContextRecord(id: id, owner: caller.client, user: options.user ?? caller.uid, options: options)
+        liveContextsByClient[caller.client, default: 0] += 1
+        return id
+    }
+
+    /// The context's properties. Invalidated contexts answer invalidContext.
+    public func snapshot(of id: ContextID, caller: ClientID) throws(LocalAuthError) -> ContextSnapshot {
+        snapshot(try ownedContext(id, caller: caller))
+    }
+
+    public func updateOptions(of id: ContextID, caller: ClientID, _ change: ContextOptionChange) throws(LocalAuthError) {
+        var options = try ownedContext(id, caller: caller).options
+        switch change {
+        case .localizedFallbackTitle(let title):
+            try ContextOptions.validateText(title, name: "fallback title", allowEmpty: true)
+            options.localizedFallbackTitle = title
+        case .localizedCancelTitle(let title):
+            try ContextOptions.validateText(title, name: "cancel title", allowEmpty: false)
+            options.localizedCancelTitle = title
+        case .interactionNotAllowed(let value):
+            options.interactionNotAllowed = value
+        case .allowableReuseDuration(let seconds):
+            try options.setAllowableReuseDuration(seconds)
+        }
+        contexts[id]?.options = options
+        announce(id)
+    }
+
+    public func canEvaluatePolicy(_ policy: LAPolicy, context id: ContextID, caller: ClientID) throws(LocalAuthError) {
+        let record = try ownedContext(id, caller: caller)
+        let user = userRecord(record.user)
+        contexts[id]?.biometryType = preferredBiometryType()
+        let refusal = refusal(of: policy, for: user)
+        if refusal == nil, policy.kind == .biometricsOnly {
+            contexts[id]?.domainState = domainState(of: record.user)
+        }
+        announce(id)
+        if let refusal { throw refusal }
+    }
+
+    /// Runs an evaluation to its end: success, or the LAError (or refusal) that ended it.
+    public func evaluatePolicy(_ policy: LAPolicy, reason: String, context id: ContextID, caller: ClientID) async throws(LocalAuthError) -> EvaluationSuccess {
+        let result = await withCheckedContinuation { (reply: CheckedContinuation<Result<EvaluationSuccess, LocalAuthError>, Never>) in
+            self.assumeIsolated { engine in
+                engine.startEvaluation(policy, reason: reason, context: id, caller: caller, reply: reply)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Ends the running evaluation with userCancel; does nothing when none runs.
+    public func cancel(context id: ContextID, caller: ClientID) throws(LocalAuthError) {
+        let record = try ownedContext(id, caller: caller)
+        guard record.evaluation != nil else { return }
+        handle(.ended(.userCancel), on: id)
+        settle()
+    }
+
+    /// Policy 1 ends with userFallback, policy 2 asks for the passcode. Refused while the
+    /// fallback title is empty (the evaluation goes on); does nothing when none runs.
+    public func fallback(context id: ContextID, caller: ClientID) throws(LocalAuthError) {
+        let record = try ownedContext(id, caller: caller)
+        guard !record.options.localizedFallbackTitle.isEmpty else {
+            throw LocalAuthError(.notSupported, "The fallback is hidden because this context's fallback title is empty.")
+        }
+        guard record.evaluation != nil else { return }
+        handle(.fallback, on: id)
+        settle()
+    }
+
+    /// Ends a running evaluation with appCancel; afterwards every call fails with invalidContext.
+    /// Invalidating twice does nothing.
+    public func invalidate(context id: ContextID, caller: ClientID) throws(LocalAuthError) {
+        if invalidatedOwners[id] == caller { return }
+        var record = try ownedContext(id, caller: caller)
+        if record.evaluation != nil {
+            handle(.ended(.appCancel), on: id)
+        }
+        contexts[id] = nil
+        liveContextsByClient[caller, default: 1] -= 1
+        if liveContextsByClient[caller] == 0 { liveContextsByClient[caller] = nil }
+        invalidatedOwners[id] = caller
+        invalidatedByClient[caller, default: []].append(id)
+        if let list = invalidatedByClient[caller], list.count > Self.invalidatedContextsKeptPerClient {
+            invalidatedOwners[list[0]] = nil
+            invalidatedByClient[caller]?.removeFirst()
+        }
+        record.evaluation = nil
+        dirty.insert(id)
+        environment.observer?.contextChanged(snapshot(record, state: .invalidated))
+        settle()
+    }
+
+    /// The client left: its contexts go away at once and their evaluations are dropped, counting nothing.
+    public func clientDisconnected(_ client: ClientID) {
+        for (id, record) in contexts where record.owner == client {
+            if let evaluation = record.evaluation {
+                evaluation.reply.resume(returning: .failure(LocalAuthError(.systemCancel, "The client disconnected.")))
+            }
+            contexts[id] = nil
+            dirty.insert(id)
+        }
+        liveContextsByClient[client] = nil
+        for id in invalidatedByClient.removeValue(forKey: client) ?? [] {
+            invalidatedOwners[id] = nil
+        }
+        settle()
+    }
+
+    /// Ends every evaluation whose timeout has passed with systemCancel.
+    public func handleDeadlines() {
+        let now = environment.clock.now()
+        for (id, record) in contexts {
+            guard let evaluation = record.evaluation, let deadline = evaluation.deadline, deadline <= now else { continue }
+            finish(id, .failure(LocalAuthError(.systemCancel, "The evaluation timed out after \(Int(configuration.evaluationTimeout)) s; try again.")))
+        }
+        settle()
+    }
+
+    /// Ends every evaluation with systemCancel and refuses new ones (service shutdown).
+    public func shutdown() {
+        isShutDown = true
+        for (id, record) in contexts where record.evaluation != nil {
+            finish(id, .failure(LocalAuthError(.systemCancel, "The authentication service is shutting down.")))
+        }
+        settle()
+    }
+
+    public func backendStatus() -> [BackendStatus] {
+        var result: [BackendStatus] = []
+        for id in configuration.backends {
+            if id == "passcode" {
+                if environment.passcodeHasher != nil {
+                    result.append(BackendStatus(id: id, modality: "passcode", available: true))
+                }
+            } else if let backend = backends.values.first(where: { $0.id == id }) {
+                result.append(BackendStatus(id: backend.id, modality: backend.modality.rawValue, available: backend.isAvailable))
+            }
+        }
+        return result
+    }
+
+    /// Numbers for status lines: live contexts and running evaluations.
+    public func counts() -> (contexts: Int, evaluations: Int) {
+        (contexts.count, contexts.values.filter { $0.evaluation != nil }.count)
+    }
+
+    // MARK: Evaluation
+
+    private func startEvaluation(_ policy: LAPolicy, reason: String, context id: ContextID, caller: ClientID,
+                                 reply: CheckedContinuation<Result<EvaluationSuccess, LocalAuthError>, Never>) {
+        let record: ContextRecord
+        do throws(LocalAuthError) {
+            record = try ownedContext(id, caller: caller)
+            try ContextOptions.validateText(reason, name: "localized reason", allowEmpty: false)
+            guard record.evaluation == nil else {
+                throw LocalAuthError(.busy, "This context is already evaluating a policy; wait for it to end or cancel it.")
+            }
+            guard !isShutDown else {
+                throw LocalAuthError(.systemCancel, "The authentication service is shutting down.")
+            }
+            if let refusal = refusal(of: policy, for: userRecord(record.user)) { throw refusal }
+        } catch {
+            reply.resume(returning: .failure(error))
+            return
+        }
+
+        let user = userRecord(record.user)
+        let now = environment.clock.now()
+        let window = min(record.options.allowableReuseDuration, ContextOptions.maximumAllowableReuseDuration)
+        if window > 0, let last = user.ledger.lastUnlockMatch, now - last >= 0, now - last <= window {
+            audit(.success(.reuse), policy: policy, user: record.user, client: caller)
+            reply.resume(returning: .success(.reuse))
+            return
+        }
+        guard !record.options.interactionNotAllowed else {
+            let error = LocalAuthError(.notInteractive)
+            audit(.failure(error), policy: policy, user: record.user, client: caller)
+            reply.resume(returning: .failure(error))
+            return
+        }
+
+        lastSerial += 1
+        let usable = user.ledger.biometryLockedOut ? [] : usableSensors(for: user.profile)
+        let limits = Dictionary(uniqueKeysWithValues: BiometricModality.allCases.map { ($0, configuration.attemptsPerEvaluation($0)) })
+        let (machine, action) = Evaluation.start(kind: policy.kind, usable: usable, attemptLimits: limits)
+        let timeout = configuration.evaluationTimeout
+        contexts[id]?.evaluation = RunningEvaluation(
+            machine: machine, policy: policy, reason: reason, serial: lastSerial,
+            deadline: timeout > 0 ? now + timeout : nil, reply: reply)
+        dirty.insert(id)
+        perform(action, on: id)
+        settle()
+    }
+
+    /// Feeds one event to a context's evaluation and performs what it decides.
+    func handle(_ event: Evaluation.Event, on id: ContextID) {
+        dirty.insert(id)
+        guard contexts[id]?.evaluation != nil else { return }
+        let action = contexts[id]!.evaluation!.machine.handle(event)
+        perform(action, on: id)
+    }
+
+    func perform(_ action: Evaluation.Action, on id: ContextID) {
+        guard let record = contexts[id], let evaluation = record.evaluation else { return }
+        switch action {
+        case .none:
+            break
+        case .notify(let notice):
+            let prompt = PromptText.notice(notice, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options)
+            environment.observer?.prompt(prompt, context: id, owner: record.owner)
+        case .finish(.success(let success)):
+            finish(id, .success(success))
+        case .finish(.failure(let code)):
+            finish(id, .failure(LocalAuthError(code)))
+        }
+    }
+
+    /// Ends the context's evaluation and answers its caller.
+    func finish(_ id: ContextID, _ result: Result<EvaluationSuccess, LocalAuthError>) {
+        guard let record = contexts[id], let evaluation = record.evaluation else { return }
+        contexts[id]?.evaluation = nil
+        dirty.insert(id)
+        if case .success(.biometricMatch) = result {
+            contexts[id]?.domainState = domainState(of: record.user)
+        }
+        audit(result, policy: evaluation.policy, user: record.user, client: record.owner)
+        evaluation.reply.resume(returning: result)
+    }
+
+    // MARK: Rules
+
+    /// Apple's precedence for canEvaluatePolicy, also checked when an evaluation starts.
+    func refusal(of policy: LAPolicy, for user: UserRecord) -> LocalAuthError? {
+        switch policy.kind {
+        case .companion:
+            return LocalAuthError(.companionNotAvailable)
+        case .biometricsOnly:
+            guard backends.values.contains(where: \.isAvailable) else { return LocalAuthError(.biometryNotAvailable) }
+            if user.profileDamaged {
+                return LocalAuthError(.biometryLockout, "This user's stored state could not be read; an administrator must reset it (localauth lockout reset --uid N).")
+            }
+            guard user.profile.hasPasscode else { return LocalAuthError(.passcodeNotSet) }
+            guard !usableSensors(for: user.profile).isEmpty else { return LocalAuthError(.biometryNotEnrolled) }
+            guard !user.ledger.biometryLockedOut else { return LocalAuthError(.biometryLockout) }
+            return nil
+        case .biometricsOrPasscode:
+            if user.profileDamaged {
+                return LocalAuthError(.passcodeLockout, "This user's stored state could not be read; an administrator must reset it (localauth lockout reset --uid N).")
+            }
+            guard user.profile.hasPasscode else { return LocalAuthError(.passcodeNotSet) }
+            if user.ledger.passcodeLockedOut, let refusal = user.ledger.passcodeRefusal(at: environment.clock.now()) {
+                return refusal
+            }
+            return nil
+        }
+    }
+
+    /// Sensors that are connected and have at least one of the user's enrollments.
+    func usableSensors(for profile: UserProfile) -> Set<BiometricModality> {
+        Set(backends.values.filter { $0.isAvailable && !profile.labels(of: $0.modality).isEmpty }.map(\.modality))
+    }
+
+    func preferredBiometryType() -> LABiometryType {
+        let preferred = configuration.preferredBiometry
+        let other: BiometricModality = preferred == .face ? .fingerprint : .face
+        for modality in [preferred, other] where backends[modality]?.isAvailable == true {
+            return modality.biometryType
+        }
+        return .none
+    }
+
+    func domainState(of user: UInt32) -> [UInt8] {
+        environment.domainStateHasher.domainState(user: user, profile: userRecord(user).profile)
+    }
+
+    // MARK: Lookup and announcements
+
+    /// The caller's live context; invalidContext for its invalidated ones, accessDenied for others'.
+    func ownedContext(_ id: ContextID, caller: ClientID) throws(LocalAuthError) -> ContextRecord {
+        if let record = contexts[id] {
+            guard record.owner == caller else { throw Self.notYours }
+            return record
+        }
+        if let owner = invalidatedOwners[id] {
+            guard owner == caller else { throw Self.notYours }
+            throw LocalAuthError(.invalidContext)
+        }
+        throw LocalAuthError(.unknownContext, "No context \(id) exists; create one with CreateContext.")
+    }
+
+    private static let notYours = LocalAuthError(.accessDenied, "This context belongs to another client.")
+
+    func state(of record: ContextRecord) -> ContextState {
+        guard let evaluation = record.evaluation else { return .idle }
+        switch evaluation.machine.phase {
+        case .passcode: return .passcode
+        case .finished: return .idle
+        case .biometry: return listening(record.id).isEmpty ? .waiting : .biometry
+        }
+    }
+
+    /// The sensors armed for this context.
+    func listening(_ id: ContextID) -> Set<BiometricModality> {
+        Set(armedSessions.filter { $0.value.context == id }.map(\.key))
+    }
+
+    func snapshot(_ record: ContextRecord, state: ContextState? = nil) -> ContextSnapshot {
+        ContextSnapshot(id: record.id, owner: record.owner, user: record.user, state: state ?? self.state(of: record),
+                        options: record.options, biometryType: record.biometryType,
+                        evaluatedPolicyDomainState: record.domainState)
+    }
+
+    /// Tells observers about a property change (not state; ``settle()`` covers that).
+    func announce(_ id: ContextID) {
+        guard let record = contexts[id] else { return }
+        environment.observer?.contextChanged(snapshot(record))
+    }
+
+    func audit(_ result: Result<EvaluationSuccess, LocalAuthError>, policy: LAPolicy, user: UInt32, client: ClientID) {
+        switch result {
+        case .success(let success):
+            environment.audit.record(AuditEntry(.evaluation, user: user, client: client.rawValue, policy: policy,
+                                                result: "success", message: "Policy \(policy.rawValue) satisfied by \(success)."))
+        case .failure(let error):
+            let name = error.code?.name ?? "\(error.kind)"
+            environment.audit.record(AuditEntry(.evaluation, severity: .notice, user: user, client: client.rawValue, policy: policy,
+                                                result: name, message: "Policy \(policy.rawValue) not satisfied: \(error.message)"))
+        }
+    }
+}

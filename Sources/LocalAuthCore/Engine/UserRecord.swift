@@ -1,0 +1,42 @@
+/// A user's state as the engine caches it.
+struct UserRecord: Sendable {
+    var profile: UserProfile
+    var ledger: UserLedger
+    /// The stored profile could not be read: every check fails closed until an administrator reset.
+    var profileDamaged = false
+}
+
+/// A user's state as `GetUserState` reports it.
+public struct UserState: Sendable, Hashable {
+    public var passcodeSet: Bool
+    public var enrollments: [Enrollment]
+    public var biometryFailures: Int
+    public var biometryLockedOut: Bool
+    public var passcodeFailures: Int
+    /// nil when a passcode may be tried now.
+    public var passcodeRetryAfter: UnixTime?
+    public var passcodeLockedOut: Bool
+    public var requireAttention: Bool
+}
+
+/// One backend as `Backends` reports it.
+public struct BackendStatus: Sendable, Hashable {
+    public var id: String
+    /// `fingerprint`, `face` or `passcode`.
+    public var modality: String
+    public var available: Bool
+
+    public init(id: String, modality: String, available: Bool) {
+        self.id = id
+        self.modality = modality
+        self.available = available
+    }
+}
+
+/// A settable context property.
+public enum ContextOptionChange: Sendable, Hashable {
+    case localizedFallbackTitle(String)
+    case localizedCancelTitle(String)
+    case interactionNotAllowed(Bool)
+    case allowableReuseDuration(Double)
+}

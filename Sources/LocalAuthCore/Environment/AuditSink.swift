@@ -1,0 +1,55 @@
+/// Receives one entry for every security-relevant outcome. The daemon writes them to the
+/// journal; tests keep them in memory. Entries never contain a passcode.
+public protocol AuditSink: Sendable {
+    func record(_ entry: AuditEntry)
+}
+
+public struct AuditEntry: Sendable, Hashable, CustomStringConvertible {
+    public enum Event: String, Sendable, Hashable, CaseIterable {
+        case evaluation
+        case biometryLockout = "biometry-lockout"
+        case passcodeLockout = "passcode-lockout"
+        case passcodeChange = "passcode-change"
+        case enrollmentChange = "enrollment-change"
+        case attentionChange = "attention-change"
+        case administratorReset = "administrator-reset"
+        /// State could not be read or written; the engine failed closed.
+        case stateError = "state-error"
+    }
+
+    public enum Severity: Int, Sendable, Hashable, Comparable {
+        // syslog priorities
+        case error = 3, warning = 4, notice = 5, info = 6
+
+        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public var event: Event
+    public var severity: Severity
+    public var user: UInt32
+    /// The bus name of the client that caused it, when one did.
+    public var client: String?
+    public var policy: LAPolicy?
+    /// "success", an LAError name, or what changed.
+    public var result: String
+    public var message: String
+
+    public init(_ event: Event, severity: Severity = .info, user: UInt32, client: String? = nil,
+                policy: LAPolicy? = nil, result: String, message: String) {
+        self.event = event
+        self.severity = severity
+        self.user = user
+        self.client = client
+        self.policy = policy
+        self.result = result
+        self.message = message
+    }
+
+    public var description: String {
+        var parts = ["\(event.rawValue)", "uid=\(user)"]
+        if let client { parts.append("client=\(client)") }
+        if let policy { parts.append("policy=\(policy.rawValue)") }
+        parts.append("result=\(result)")
+        return parts.joined(separator: " ") + ": " + message
+    }
+}

@@ -1,0 +1,45 @@
+/// The policies an app can evaluate, with Apple's raw values.
+///
+/// No companion device (Apple Watch) exists on Linux: the companion and wrist-detection policies
+/// always fail with ``LAErrorCode/companionNotAvailable``, and
+/// ``deviceOwnerAuthenticationWithBiometricsOrCompanion`` behaves exactly as
+/// ``deviceOwnerAuthenticationWithBiometrics``.
+public enum LAPolicy: Int, Sendable, CaseIterable, Hashable {
+    case deviceOwnerAuthenticationWithBiometrics = 1
+    case deviceOwnerAuthentication = 2
+    case deviceOwnerAuthenticationWithCompanion = 3
+    case deviceOwnerAuthenticationWithBiometricsOrCompanion = 4
+    case deviceOwnerAuthenticationWithWristDetection = 5
+
+    /// Apple's older name for ``deviceOwnerAuthenticationWithCompanion``.
+    public static let deviceOwnerAuthenticationWithWatch = LAPolicy.deviceOwnerAuthenticationWithCompanion
+
+    /// Reads a policy from an untrusted number; any value but 1…5 is an invalid argument.
+    public init(validating rawValue: Int) throws(LocalAuthError) {
+        guard let policy = LAPolicy(rawValue: rawValue) else {
+            throw LocalAuthError(.invalidArgument, "Unknown policy \(rawValue): use 1 (biometrics), 2 (device owner: biometrics or passcode), 3, 4 or 5.")
+        }
+        self = policy
+    }
+
+    /// What evaluating this policy means on this machine.
+    public var kind: Kind {
+        switch self {
+        case .deviceOwnerAuthenticationWithBiometrics, .deviceOwnerAuthenticationWithBiometricsOrCompanion:
+            return .biometricsOnly
+        case .deviceOwnerAuthentication:
+            return .biometricsOrPasscode
+        case .deviceOwnerAuthenticationWithCompanion, .deviceOwnerAuthenticationWithWristDetection:
+            return .companion
+        }
+    }
+
+    public enum Kind: Sendable, Hashable {
+        /// Policies 1 and 4: a biometric match, nothing else.
+        case biometricsOnly
+        /// Policy 2: a biometric match or the passcode.
+        case biometricsOrPasscode
+        /// Policies 3 and 5: need a companion device, which never exists here.
+        case companion
+    }
+}

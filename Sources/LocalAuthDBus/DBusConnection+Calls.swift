@@ -1,0 +1,26 @@
+/// Client side: method calls.
+extension DBusConnection {
+    /// Calls a method and returns the reply's arguments.
+    ///
+    /// Throws a `DBusError`: the error reply's name and message, `NoReply` after `timeout`,
+    /// `InvalidArgs` if a name, path or argument is not valid D-Bus (checked before anything is
+    /// sent), `Disconnected` if the connection closes first. Cancelling the task abandons the call
+    /// and throws `CancellationError`.
+    public func call(
+        destination: String?, path: String, interface: String?, member: String,
+        arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+    ) async throws -> [DBusValue] {
+        let call = PendingCall(connection: self)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async {
+                    call.start(
+                        continuation, destination: destination, path: path, interface: interface,
+                        member: member, arguments: arguments, timeout: timeout)
+                }
+            }
+        } onCancel: {
+            queue.async { call.cancel() }
+        }
+    }
+}

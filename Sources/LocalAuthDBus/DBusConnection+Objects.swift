@@ -1,0 +1,43 @@
+import CDBus
+
+/// Server side: exporting objects.
+extension DBusConnection {
+    /// Sends every method call to `path` (and with `subtree`, to any path below it) to `handler`,
+    /// on `queue`.
+    ///
+    /// If `introspectionXML` is given, `org.freedesktop.DBus.Introspectable.Introspect` is answered
+    /// with it without reaching the handler. `org.freedesktop.DBus.Peer` is answered by libdbus.
+    /// Throws `InvalidArgs` for an invalid path or XML, libdbus's `ObjectPathInUse` if taken.
+    public func register(
+        path: String, subtree: Bool = false, introspectionXML: String? = nil,
+        handler: @escaping DBusMethodHandler
+    ) throws {
+        try DBusSyntax.requireObjectPath(path)
+        if let introspectionXML { try DBusSyntax.requireString(introspectionXML) }
+        try onQueue { () throws(DBusError) in
+            let raw = try openConnection()
+            let registration = ObjectRegistration(connection: self, introspectionXML: introspectionXML, handler: handler)
+            let context = Unmanaged.passRetained(registration).toOpaque()
+            var vtable = ObjectRegistration.vtable
+            var error = CDBus.DBusError()
+            dbus_error_init(&error)
+            defer { dbus_error_free(&error) }
+            let registered = subtree
+                ? dbus_connection_try_register_fallback(raw, path, &vtable, context, &error)
+                : dbus_connection_try_register_object_path(raw, path, &vtable, context, &error)
+            guard registered != 0 else {
+                Unmanaged<ObjectRegistration>.fromOpaque(context).release()
+                throw DBusError(error, default: "cannot register an object at \(path)")
+            }
+        }
+    }
+
+    /// Stops handling calls to `path`. Calls already deferred can still be answered.
+    public func unregister(path: String) {
+        guard DBusSyntax.isValidObjectPath(path) else { return }
+        onQueue {
+            guard let raw else { return }
+            _ = dbus_connection_unregister_object_path(raw, path)
+        }
+    }
+}

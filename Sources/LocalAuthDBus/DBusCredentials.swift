@@ -1,0 +1,11 @@
+/// What the bus knows about a connection's process (`GetConnectionCredentials`).
+public struct DBusCredentials: Sendable, Hashable {
+    public let uid: UInt32
+    /// Absent if the bus could not find out (e.g. a connection over TCP).
+    public let pid: UInt32?
+
+    public init(uid: UInt32, pid: UInt32?) {
+        self.uid = uid
+        self.pid = pid
+    }
+}

@@ -1,0 +1,195 @@
+import CDBus
+
+/// Writing and reading a message's arguments as `DBusValue`s.
+extension DBusMessage {
+    /// Appends `values` after validating all of them, so nothing invalid reaches libdbus and a
+    /// failure leaves no half-written argument behind.
+    func append(_ values: [DBusValue]) throws(DBusError) {
+        for value in values { try value.validate() }
+        let signature = DBusValue.signature(of: values)
+        guard signature.utf8.count <= 255 else {
+            throw .limitsExceeded("message signature is longer than 255 characters")
+        }
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(raw, &iter)
+        for value in values { try Self.write(value, into: &iter) }
+    }
+
+    /// All arguments. libdbus has validated a received message's structure, so this fails only on
+    /// types this module does not support (unix fds).
+    func arguments() throws(DBusError) -> [DBusValue] {
+        var iter = DBusMessageIter()
+        guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
+        return try Self.readAll(&iter)
+    }
+
+    // MARK: Writing
+
+    private static let outOfMemory = DBusError(.noMemory, "out of memory writing a message argument")
+
+    private static func write(_ value: DBusValue, into iter: inout DBusMessageIter) throws(DBusError) {
+        switch value {
+        case .byte(let v): try appendBasic(&iter, DBusTypeCode.byte, v)
+        case .bool(let v): try appendBasic(&iter, DBusTypeCode.boolean, dbus_bool_t(v ? 1 : 0))
+        case .int16(let v): try appendBasic(&iter, DBusTypeCode.int16, v)
+        case .uint16(let v): try appendBasic(&iter, DBusTypeCode.uint16, v)
+        case .int32(let v): try appendBasic(&iter, DBusTypeCode.int32, v)
+        case .uint32(let v): try appendBasic(&iter, DBusTypeCode.uint32, v)
+        case .int64(let v): try appendBasic(&iter, DBusTypeCode.int64, v)
+        case .uint64(let v): try appendBasic(&iter, DBusTypeCode.uint64, v)
+        case .double(let v): try appendBasic(&iter, DBusTypeCode.double, v)
+        case .string(let v): try appendString(&iter, DBusTypeCode.string, v)
+        case .objectPath(let v): try appendString(&iter, DBusTypeCode.objectPath, v)
+        case .signature(let v): try appendString(&iter, DBusTypeCode.signature, v)
+        case .bytes(let bytes):
+            try withContainer(&iter, DBusTypeCode.array, "y") { (sub) throws(DBusError) in
+                let ok = bytes.withUnsafeBufferPointer { buffer in
+                    var start = buffer.baseAddress
+                    return dbus_message_iter_append_fixed_array(&sub, DBusTypeCode.byte, &start, Int32(buffer.count))
+                }
+                guard ok != 0 else { throw outOfMemory }
+            }
+        case .array(let element, let elements):
+            try withContainer(&iter, DBusTypeCode.array, element) { (sub) throws(DBusError) in
+                for element in elements { try write(element, into: &sub) }
+            }
+        case .dictionary(let key, let valueSignature, let entries):
+            try withContainer(&iter, DBusTypeCode.array, "{" + key + valueSignature + "}") { (sub) throws(DBusError) in
+                for (k, v) in entries {
+                    try withContainer(&sub, DBusTypeCode.dictEntry, nil) { (entry) throws(DBusError) in
+                        try write(k, into: &entry)
+                        try write(v, into: &entry)
+                    }
+                }
+            }
+        case .structure(let fields):
+            try withContainer(&iter, DBusTypeCode.structure, nil) { (sub) throws(DBusError) in
+                for field in fields { try write(field, into: &sub) }
+            }
+        case .variant(let inner):
+            try withContainer(&iter, DBusTypeCode.variant, inner.signature) { (sub) throws(DBusError) in
+                try write(inner, into: &sub)
+            }
+        }
+    }
+
+    private static func appendBasic<T: BitwiseCopyable>(_ iter: inout DBusMessageIter, _ type: Int32, _ value: T) throws(DBusError) {
+        var value = value
+        guard dbus_message_iter_append_basic(&iter, type, &value) != 0 else { throw outOfMemory }
+    }
+
+    private static func appendString(_ iter: inout DBusMessageIter, _ type: Int32, _ string: String) throws(DBusError) {
+        let ok = string.withCString { pointer in
+            var pointer: UnsafePointer<CChar>? = pointer
+            return dbus_message_iter_append_basic(&iter, type, &pointer)
+        }
+        guard ok != 0 else { throw outOfMemory }
+    }
+
+    private static func withContainer(
+        _ iter: inout DBusMessageIter, _ type: Int32, _ signature: String?,
+        _ body: (inout DBusMessageIter) throws(DBusError) -> Void
+    ) throws(DBusError) {
+        var sub = DBusMessageIter()
+        let opened = withOptionalCString(signature) { dbus_message_iter_open_container(&iter, type, $0, &sub) }
+        guard opened != 0 else { throw outOfMemory }
+        do {
+            try body(&sub)
+        } catch {
+            dbus_message_iter_abandon_container(&iter, &sub)
+            throw error
+        }
+        guard dbus_message_iter_close_container(&iter, &sub) != 0 else { throw outOfMemory }
+    }
+
+    // MARK: Reading
+
+    private static func readAll(_ iter: inout DBusMessageIter) throws(DBusError) -> [DBusValue] {
+        var values: [DBusValue] = []
+        while dbus_message_iter_get_arg_type(&iter) != DBusTypeCode.invalid {
+            values.append(try read(&iter))
+            dbus_message_iter_next(&iter)
+        }
+        return values
+    }
+
+    private static func read(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+        let type = dbus_message_iter_get_arg_type(&iter)
+        switch type {
+        case DBusTypeCode.byte: return .byte(basic(&iter).byt)
+        case DBusTypeCode.boolean: return .bool(basic(&iter).bool_val != 0)
+        case DBusTypeCode.int16: return .int16(basic(&iter).i16)
+        case DBusTypeCode.uint16: return .uint16(basic(&iter).u16)
+        case DBusTypeCode.int32: return .int32(basic(&iter).i32)
+        case DBusTypeCode.uint32: return .uint32(basic(&iter).u32)
+        case DBusTypeCode.int64: return .int64(Int64(basic(&iter).i64))
+        case DBusTypeCode.uint64: return .uint64(UInt64(basic(&iter).u64))
+        case DBusTypeCode.double: return .double(basic(&iter).dbl)
+        case DBusTypeCode.string: return .string(string(&iter))
+        case DBusTypeCode.objectPath: return .objectPath(string(&iter))
+        case DBusTypeCode.signature: return .signature(string(&iter))
+        case DBusTypeCode.array: return try readArray(&iter)
+        case DBusTypeCode.structure:
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iter, &sub)
+            return .structure(try readAll(&sub))
+        case DBusTypeCode.variant:
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iter, &sub)
+            return .variant(try read(&sub))
+        case DBusTypeCode.unixFD:
+            throw .notSupported("unix file descriptors are not supported")
+        default:
+            throw .invalidArgs("unsupported D-Bus type code \(type)")
+        }
+    }
+
+    private static func readArray(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+        // The array's own signature, e.g. "a{sv}"; its element signature follows the "a".
+        let element = String(signature(of: &iter).dropFirst())
+        var sub = DBusMessageIter()
+        dbus_message_iter_recurse(&iter, &sub)
+        if element == "y" {
+            var start: UnsafeMutableRawPointer?
+            var count: Int32 = 0
+            withUnsafeMutablePointer(to: &start) { pointer in
+                dbus_message_iter_get_fixed_array(&sub, pointer, &count)
+            }
+            guard let start, count > 0 else { return .bytes([]) }
+            return .bytes(Array(UnsafeRawBufferPointer(start: start, count: Int(count))))
+        }
+        if element.hasPrefix("{") {
+            // "{kv…}": a one-character basic key, then the value's signature.
+            let inner = element.dropFirst().dropLast()
+            let key = String(inner.prefix(1))
+            let value = String(inner.dropFirst())
+            var entries: [DBusValue: DBusValue] = [:]
+            while dbus_message_iter_get_arg_type(&sub) == DBusTypeCode.dictEntry {
+                var entry = DBusMessageIter()
+                dbus_message_iter_recurse(&sub, &entry)
+                let pair = try readAll(&entry)
+                guard pair.count == 2 else { throw .invalidArgs("malformed dictionary entry") }
+                entries[pair[0]] = pair[1]
+                dbus_message_iter_next(&sub)
+            }
+            return .dictionary(keySignature: key, valueSignature: value, entries)
+        }
+        return .array(elementSignature: element, try readAll(&sub))
+    }
+
+    private static func basic(_ iter: inout DBusMessageIter) -> DBusBasicValue {
+        var value = DBusBasicValue()
+        dbus_message_iter_get_basic(&iter, &value)
+        return value
+    }
+
+    private static func string(_ iter: inout DBusMessageIter) -> String {
+        basic(&iter).str.map { String(cString: $0) } ?? ""
+    }
+
+    private static func signature(of iter: inout DBusMessageIter) -> String {
+        guard let signature = dbus_message_iter_get_signature(&iter) else { return "" }
+        defer { dbus_free(signature) }
+        return String(cString: signature)
+    }
+}

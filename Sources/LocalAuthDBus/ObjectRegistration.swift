@@ -1,0 +1,66 @@
+import Dispatch
+import CDBus
+
+/// A registered object path: the handler plus what libdbus needs to call it.
+///
+/// libdbus holds one retained reference as the path's user data and releases it in the
+/// unregister callback (on `unregister(path:)` or when the connection is finalized). Used only on
+/// the connection's queue.
+final class ObjectRegistration: @unchecked Sendable {
+    weak let connection: DBusConnection?
+    let introspectionXML: String?
+    let handler: DBusMethodHandler
+
+    init(connection: DBusConnection, introspectionXML: String?, handler: @escaping DBusMethodHandler) {
+        self.connection = connection
+        self.introspectionXML = introspectionXML
+        self.handler = handler
+    }
+
+    static var vtable: DBusObjectPathVTable {
+        var vtable = DBusObjectPathVTable()
+        vtable.unregister_function = { _, data in
+            guard let data else { return }
+            Unmanaged<ObjectRegistration>.fromOpaque(data).release()
+        }
+        vtable.message_function = { _, message, data in
+            guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            return Unmanaged<ObjectRegistration>.fromOpaque(data).takeUnretainedValue()
+                .handle(DBusMessage(retaining: message))
+        }
+        return vtable
+    }
+
+    private func handle(_ message: DBusMessage) -> DBusHandlerResult {
+        guard let connection, message.kind == .methodCall else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        dispatchPrecondition(condition: .onQueue(connection.queue))
+        let reply = DBusPendingReply(call: message, connection: connection)
+        let arguments: [DBusValue]
+        do {
+            arguments = try message.arguments()
+        } catch {
+            reply.fail(error)
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        if let introspectionXML, message.interface == "org.freedesktop.DBus.Introspectable",
+           message.member == "Introspect"
+        {
+            reply.send([.string(introspectionXML)])
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        let call = DBusMethodCall(
+            path: message.path ?? "/", interface: message.interface, member: message.member ?? "",
+            sender: message.sender, signature: message.signature, arguments: arguments, reply: reply)
+        do {
+            switch try handler(call) {
+            case .values(let values): reply.send(values)
+            case .deferred: break
+            }
+        } catch let error as DBusError {
+            reply.fail(error)
+        } catch {
+            reply.fail(.failed(String(describing: error)))
+        }
+        return DBUS_HANDLER_RESULT_HANDLED
+    }
+}

@@ -1,0 +1,106 @@
+import LocalAuthBackends
+import LocalAuthCore
+import Synchronization
+
+/// An engine with both simulators, fake clock, memory store and recorders: what rule tests drive.
+public struct EngineHarness: Sendable {
+    public let engine: PolicyEngine
+    public let clock: FakeClock
+    public let store: MemoryStateStore
+    public let observer: RecordingObserver
+    public let audit: RecordingAuditSink
+    public let hasher: FakePasscodeHasher
+    public let queue: SimulatorEventQueue
+    public let fingerprint: FingerprintSimulator
+    public let face: FaceSimulator
+    public let configuration: Configuration
+
+    public static let alice = Caller(client: ClientID(":1.10"), uid: 1000)
+    public static let aliceSecondApp = Caller(client: ClientID(":1.11"), uid: 1000)
+    public static let bob = Caller(client: ClientID(":1.20"), uid: 1001)
+    public static let root = Caller(client: ClientID(":1.1"), uid: 0)
+    public static let passcode = "4711-secret"
+
+    /// - Parameter store: pass one to simulate a restart over the same state.
+    public init(configuration: Configuration = Configuration(), store: MemoryStateStore = MemoryStateStore(),
+                clock: FakeClock = FakeClock()) throws {
+        self.configuration = configuration
+        self.clock = clock
+        self.store = store
+        observer = RecordingObserver()
+        audit = RecordingAuditSink()
+        hasher = FakePasscodeHasher()
+        queue = SimulatorEventQueue(timeToLive: configuration.simulatorEventTTL, clock: clock)
+        fingerprint = FingerprintSimulator(queue: queue)
+        face = FaceSimulator(queue: queue)
+        var backends: [any BiometricBackend] = []
+        if configuration.backends.contains("fingerprint") { backends.append(fingerprint) }
+        if configuration.backends.contains("face") { backends.append(face) }
+        let environment = PolicyEngine.Environment(
+            clock: clock, store: store,
+            passcodeHasher: configuration.backends.contains("passcode") ? hasher : nil,
+            domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer)
+        engine = try PolicyEngine(configuration: configuration, backends: backends, environment: environment)
+    }
+
+    /// Sets the passcode and enrolls the given fingers and faces for `caller`'s user.
+    public func setUp(_ caller: Caller = alice, passcode: String = passcode, fingers: [String] = [], faces: [String] = []) async throws {
+        try await engine.setPasscode(current: Passcode(""), new: Passcode(passcode), caller: caller)
+        for finger in fingers {
+            try await engine.enroll(.fingerprint, label: finger, passcode: Passcode(passcode), caller: caller)
+        }
+        for face in faces {
+            try await engine.enroll(.face, label: face, passcode: Passcode(passcode), caller: caller)
+        }
+    }
+
+    public func context(_ caller: Caller = alice, _ configure: (inout ContextOptions) -> Void = { _ in }) async throws -> ContextID {
+        var options = ContextOptions()
+        configure(&options)
+        return try await engine.createContext(for: caller, options: options)
+    }
+
+    /// Starts an evaluation and returns once it is running (or already over).
+    public func begin(_ policy: LAPolicy, on context: ContextID, by caller: Caller = alice, reason: String = "unlock the vault") async -> RunningEvaluationHandle {
+        let done = Mutex(false)
+        let engine = self.engine
+        let task = Task { () -> Result<EvaluationSuccess, LocalAuthError> in
+            defer { done.withLock { $0 = true } }
+            do throws(LocalAuthError) {
+                return .success(try await engine.evaluatePolicy(policy, reason: reason, context: context, caller: caller.client))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let handle = RunningEvaluationHandle(task: task)
+        // Bounded: the evaluation starts within a few scheduler turns.
+        for _ in 0..<100_000 {
+            if done.withLock({ $0 }) { break }
+            if let state = try? await engine.snapshot(of: context, caller: caller.client).state, state != .idle { break }
+            await Task.yield()
+        }
+        return handle
+    }
+
+    public func state(of context: ContextID, _ caller: Caller = alice) async throws -> ContextState {
+        try await engine.snapshot(of: context, caller: caller.client).state
+    }
+}
+
+/// An evaluation started by ``EngineHarness/begin(_:on:by:reason:)``.
+public struct RunningEvaluationHandle: Sendable {
+    let task: Task<Result<EvaluationSuccess, LocalAuthError>, Never>
+
+    /// Waits for the evaluation's end.
+    public var result: Result<EvaluationSuccess, LocalAuthError> {
+        get async { await task.value }
+    }
+
+    /// The LAError it ended with, or nil on success.
+    public var errorCode: LAErrorCode? {
+        get async {
+            if case .failure(let error) = await task.value { return error.code }
+            return nil
+        }
+    }
+}

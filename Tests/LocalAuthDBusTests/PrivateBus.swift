@@ -1,0 +1,125 @@
+import Foundation
+import LocalAuthDBus
+import Synchronization
+
+/// A `dbus-daemon` of our own for one test, so tests run in parallel and never touch the
+/// machine's buses.
+///
+/// `Foundation.Process` may hand its child a signal mask that blocks SIGTERM, so the daemon is
+/// stopped with SIGKILL.
+final class PrivateBus: Sendable {
+    let address: String
+    private let pid: Int32
+    private let process: Mutex<Process?>
+
+    /// Starts `dbus-daemon --session --nofork --print-address=1` and reads its address.
+    init() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        process.arguments = ["--session", "--nofork", "--print-address=1", "--nopidfile"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // dbus-daemon prints the address once it listens; EOF means it died.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw BusStartError(message: "dbus-daemon exited before printing its address")
+            }
+            line.append(chunk)
+        }
+        address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        pid = process.processIdentifier
+        self.process = Mutex(process)
+    }
+
+    /// Kills the daemon; every connection to it sees `Disconnected`.
+    func stop() {
+        guard let process = process.withLock({ p in defer { p = nil }; return p }) else { return }
+        kill(pid, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+
+    func connect() async throws -> DBusConnection {
+        try await DBusConnection.connect(to: .address(address))
+    }
+
+    struct BusStartError: Error { let message: String }
+}
+
+/// Runs `body` with a fresh private bus and stops the bus afterwards, even on failure.
+func withPrivateBus<T: Sendable>(_ body: (PrivateBus) async throws -> T) async throws -> T {
+    let bus = try PrivateBus()
+    defer { bus.stop() }
+    return try await body(bus)
+}
+
+/// Collects values delivered from handlers so a test can await them one by one, each with a
+/// bound on the wait so a missing value fails the test instead of hanging it.
+final class Inbox<Element: Sendable>: Sendable {
+    private let stream: AsyncStream<Element>
+    private let continuation: AsyncStream<Element>.Continuation
+    private let log = Mutex<[Element]>([])
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream()
+    }
+
+    func put(_ element: Element) {
+        log.withLock { $0.append(element) }
+        continuation.yield(element)
+    }
+
+    /// Everything put so far, awaited or not.
+    var received: [Element] { log.withLock { $0 } }
+
+    func next(within timeout: Duration = .seconds(5)) async throws -> Element {
+        let stream = stream
+        let result = await withTaskGroup(of: Element?.self) { group in
+            group.addTask {
+                var iterator = stream.makeAsyncIterator()
+                return await iterator.next()
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            return first
+        }
+        guard let result else { throw TimedOut(what: "\(Element.self) within \(timeout)") }
+        return result
+    }
+
+    struct TimedOut: Error { let what: String }
+}
+
+/// Runs an external program, returning its exit status and standard output; killed after
+/// `timeout`.
+func runTool(_ path: String, _ arguments: [String], timeout: Duration = .seconds(10)) async throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    let exited = Inbox<Int32>()
+    process.terminationHandler = { exited.put($0.terminationStatus) }
+    try process.run()
+    let status: Int32
+    do {
+        status = try await exited.next(within: timeout)
+    } catch {
+        kill(process.processIdentifier, SIGKILL)
+        throw error
+    }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    return (status, String(decoding: data, as: UTF8.self))
+}
