@@ -5,6 +5,7 @@ let package = Package(
     name: "localauthd",
     products: [
         .library(name: "LocalAuthCore", targets: ["LocalAuthCore"]),
+        .executable(name: "localauthd", targets: ["localauthd"]),
         .executable(name: "localauth-core-demo", targets: ["localauth-core-demo"]),
     ],
     targets: [
@@ -20,8 +21,12 @@ let package = Package(
         .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore"]),
         // A small Swift layer over libdbus-1, shared by the daemon and clients.
         .target(name: "LocalAuthDBus", dependencies: ["CDBus"]),
+        // The D-Bus API v1: Manager, Context and Simulator objects translating to the engine.
+        .target(name: "LocalAuthService", dependencies: ["LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus"]),
+        // The daemon: options, configuration, logging, signals.
+        .executableTarget(name: "localauthd", dependencies: ["LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus"]),
         // Test doubles and a harness that drive the core without a bus, disk or real clock.
-        .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthCore", "LocalAuthBackends"]),
+        .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthCore", "LocalAuthBackends", "LocalAuthDBus"]),
 
         // `make demo`: the policy core with the real backends and state on disk, step by step.
         .executableTarget(name: "localauth-core-demo", dependencies: ["LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem"]),
@@ -29,7 +34,9 @@ let package = Package(
         .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthBackendsTests", dependencies: ["LocalAuthBackends", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthSystemTests", dependencies: ["LocalAuthSystem", "LocalAuthBackends", "LocalAuthTestSupport"]),
-        .testTarget(name: "LocalAuthDBusTests", dependencies: ["LocalAuthDBus"]),
+        .testTarget(name: "LocalAuthDBusTests", dependencies: ["LocalAuthDBus", "LocalAuthTestSupport"]),
+        // Integration: the real localauthd binary on a private bus, driven by gdbus, busctl, python3-dbus and LocalAuthDBus.
+        .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -44,7 +44,8 @@ extension DBusConnection {
         guard let uid = values["UnixUserID"]?.uint32 else {
             throw DBusError(.accessDenied, "the bus reports no uid for \(busName)")
         }
-        return DBusCredentials(uid: uid, pid: values["ProcessID"]?.uint32)
+        let groups = values["UnixGroupIDs"]?.arrayElements?.compactMap(\.uint32) ?? []
+        return DBusCredentials(uid: uid, pid: values["ProcessID"]?.uint32, groups: groups)
     }
 
     /// Calls `handler` (on `queue`) whenever a bus name changes owner, or only `name` if given.

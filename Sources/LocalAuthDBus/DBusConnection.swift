@@ -93,6 +93,14 @@ public final class DBusConnection: @unchecked Sendable {
         onQueue { closeOnQueue() }
     }
 
+    /// Blocks until every queued outgoing message is written (before a clean exit).
+    public func flush() {
+        onQueue {
+            guard let raw else { return }
+            dbus_connection_flush(raw)
+        }
+    }
+
     // MARK: Queue confinement
 
     /// Runs `body` on `queue`: inline if already there, otherwise waiting for it.

@@ -1,5 +1,6 @@
 import Foundation
 import LocalAuthDBus
+import LocalAuthTestSupport
 import Testing
 
 @Suite struct BusTests {

@@ -1,4 +1,5 @@
 import LocalAuthDBus
+import LocalAuthTestSupport
 import Testing
 
 /// Clients we did not write (gdbus, dbus-send, python3-dbus) calling an object served by this

@@ -1,5 +1,6 @@
 import Dispatch
 import LocalAuthDBus
+import LocalAuthTestSupport
 import Testing
 
 @Suite struct LoadTests {

@@ -1,4 +1,5 @@
 import LocalAuthDBus
+import LocalAuthTestSupport
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import LocalAuthDBus
+import LocalAuthTestSupport
 import Testing
 
 private let contextInterface = "org.localauth.LocalAuthentication1.Context"

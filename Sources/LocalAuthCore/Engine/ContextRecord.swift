@@ -34,5 +34,6 @@ struct RunningEvaluation: Sendable {
     /// Orders sensor claims (oldest first) and tells evaluations of one context apart.
     let serial: UInt64
     let deadline: UnixTime?
-    let reply: CheckedContinuation<Result<EvaluationSuccess, LocalAuthError>, Never>
+    /// Called once, when the evaluation ends.
+    let reply: @Sendable (Result<EvaluationSuccess, LocalAuthError>) -> Void
 }

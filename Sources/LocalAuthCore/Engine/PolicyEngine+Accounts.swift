@@ -39,6 +39,8 @@ extension PolicyEngine {
     /// The attempt is counted and saved *before* the (slow) comparison and taken back only when it
     /// succeeds: a crash or a concurrent guess can never get a wrong passcode past the count.
     func checkPasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID) async throws(LocalAuthError) -> PasscodeVerdict {
+        // A passcode that cannot have been stored is bad input: refused, not counted.
+        try passcode.validateForStorage()
         let user = userRecord(uid)
         guard let hasher = environment.passcodeHasher else { throw Self.passcodeBackendDisabled }
         if user.profileDamaged { throw Self.damagedProfile }

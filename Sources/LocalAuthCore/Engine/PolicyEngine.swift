@@ -128,9 +128,9 @@ public actor PolicyEngine {
 
     /// Runs an evaluation to its end: success, or the LAError (or refusal) that ended it.
     public func evaluatePolicy(_ policy: LAPolicy, reason: String, context id: ContextID, caller: ClientID) async throws(LocalAuthError) -> EvaluationSuccess {
-        let result = await withCheckedContinuation { (reply: CheckedContinuation<Result<EvaluationSuccess, LocalAuthError>, Never>) in
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<EvaluationResult, Never>) in
             self.assumeIsolated { engine in
-                engine.startEvaluation(policy, reason: reason, context: id, caller: caller, reply: reply)
+                engine.beginEvaluation(policy, reason: reason, context: id, caller: caller) { continuation.resume(returning: $0) }
             }
         }
         return try result.get()
@@ -183,7 +183,7 @@ public actor PolicyEngine {
     public func clientDisconnected(_ client: ClientID) {
         for (id, record) in contexts where record.owner == client {
             if let evaluation = record.evaluation {
-                evaluation.reply.resume(returning: .failure(LocalAuthError(.systemCancel, "The client disconnected.")))
+                evaluation.reply(.failure(LocalAuthError(.systemCancel, "The client disconnected.")))
             }
             contexts[id] = nil
             dirty.insert(id)
@@ -235,8 +235,13 @@ public actor PolicyEngine {
 
     // MARK: Evaluation
 
-    private func startEvaluation(_ policy: LAPolicy, reason: String, context id: ContextID, caller: ClientID,
-                                 reply: CheckedContinuation<Result<EvaluationSuccess, LocalAuthError>, Never>) {
+    public typealias EvaluationResult = Result<EvaluationSuccess, LocalAuthError>
+
+    /// Starts an evaluation and returns at once; `completion` is called exactly once, on the
+    /// engine's actor, when it ends (refusals included). A transport uses this to keep the order
+    /// of a client's requests: a Cancel sent after EvaluatePolicy finds the evaluation running.
+    public func beginEvaluation(_ policy: LAPolicy, reason: String, context id: ContextID, caller: ClientID,
+                                completion reply: @escaping @Sendable (EvaluationResult) -> Void) {
         let record: ContextRecord
         do throws(LocalAuthError) {
             record = try ownedContext(id, caller: caller)
@@ -249,7 +254,7 @@ public actor PolicyEngine {
             }
             if let refusal = refusal(of: policy, for: userRecord(record.user)) { throw refusal }
         } catch {
-            reply.resume(returning: .failure(error))
+            reply(.failure(error))
             return
         }
 
@@ -258,13 +263,13 @@ public actor PolicyEngine {
         let window = min(record.options.allowableReuseDuration, ContextOptions.maximumAllowableReuseDuration)
         if window > 0, let last = user.ledger.lastUnlockMatch, now - last >= 0, now - last <= window {
             audit(.success(.reuse), policy: policy, user: record.user, client: caller)
-            reply.resume(returning: .success(.reuse))
+            reply(.success(.reuse))
             return
         }
         guard !record.options.interactionNotAllowed else {
             let error = LocalAuthError(.notInteractive)
             audit(.failure(error), policy: policy, user: record.user, client: caller)
-            reply.resume(returning: .failure(error))
+            reply(.failure(error))
             return
         }
 
@@ -313,7 +318,7 @@ public actor PolicyEngine {
             contexts[id]?.domainState = domainState(of: record.user)
         }
         audit(result, policy: evaluation.policy, user: record.user, client: record.owner)
-        evaluation.reply.resume(returning: result)
+        evaluation.reply(result)
     }
 
     // MARK: Rules

@@ -7,13 +7,13 @@ import Synchronization
 ///
 /// `Foundation.Process` may hand its child a signal mask that blocks SIGTERM, so the daemon is
 /// stopped with SIGKILL.
-final class PrivateBus: Sendable {
-    let address: String
+public final class PrivateBus: Sendable {
+    public let address: String
     private let pid: Int32
     private let process: Mutex<Process?>
 
     /// Starts `dbus-daemon --session --nofork --print-address=1` and reads its address.
-    init() throws {
+    public init() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         process.arguments = ["--session", "--nofork", "--print-address=1", "--nopidfile"]
@@ -38,7 +38,7 @@ final class PrivateBus: Sendable {
     }
 
     /// Kills the daemon; every connection to it sees `Disconnected`.
-    func stop() {
+    public func stop() {
         guard let process = process.withLock({ p in defer { p = nil }; return p }) else { return }
         kill(pid, SIGKILL)
         process.waitUntilExit()
@@ -46,15 +46,15 @@ final class PrivateBus: Sendable {
 
     deinit { stop() }
 
-    func connect() async throws -> DBusConnection {
+    public func connect() async throws -> DBusConnection {
         try await DBusConnection.connect(to: .address(address))
     }
 
-    struct BusStartError: Error { let message: String }
+    public struct BusStartError: Error { public let message: String }
 }
 
 /// Runs `body` with a fresh private bus and stops the bus afterwards, even on failure.
-func withPrivateBus<T: Sendable>(_ body: (PrivateBus) async throws -> T) async throws -> T {
+public func withPrivateBus<T: Sendable>(_ body: (PrivateBus) async throws -> T) async throws -> T {
     let bus = try PrivateBus()
     defer { bus.stop() }
     return try await body(bus)
@@ -62,24 +62,24 @@ func withPrivateBus<T: Sendable>(_ body: (PrivateBus) async throws -> T) async t
 
 /// Collects values delivered from handlers so a test can await them one by one, each with a
 /// bound on the wait so a missing value fails the test instead of hanging it.
-final class Inbox<Element: Sendable>: Sendable {
+public final class Inbox<Element: Sendable>: Sendable {
     private let stream: AsyncStream<Element>
     private let continuation: AsyncStream<Element>.Continuation
     private let log = Mutex<[Element]>([])
 
-    init() {
+    public init() {
         (stream, continuation) = AsyncStream.makeStream()
     }
 
-    func put(_ element: Element) {
+    public func put(_ element: Element) {
         log.withLock { $0.append(element) }
         continuation.yield(element)
     }
 
     /// Everything put so far, awaited or not.
-    var received: [Element] { log.withLock { $0 } }
+    public var received: [Element] { log.withLock { $0 } }
 
-    func next(within timeout: Duration = .seconds(5)) async throws -> Element {
+    public func next(within timeout: Duration = .seconds(5)) async throws -> Element {
         let stream = stream
         let result = await withTaskGroup(of: Element?.self) { group in
             group.addTask {
@@ -98,12 +98,12 @@ final class Inbox<Element: Sendable>: Sendable {
         return result
     }
 
-    struct TimedOut: Error { let what: String }
+    public struct TimedOut: Error { public let what: String }
 }
 
 /// Runs an external program, returning its exit status and standard output; killed after
 /// `timeout`.
-func runTool(_ path: String, _ arguments: [String], timeout: Duration = .seconds(10)) async throws -> (status: Int32, output: String) {
+public func runTool(_ path: String, _ arguments: [String], timeout: Duration = .seconds(10)) async throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments

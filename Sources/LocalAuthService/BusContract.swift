@@ -1,0 +1,71 @@
+import LocalAuthDBus
+
+/// API v1 on the bus: names, paths and the three interfaces. `dbus/*.xml` documents the same
+/// contract; a test compares them with what the running daemon introspects.
+public enum BusContract {
+    public static let busName = "org.localauth.LocalAuthentication1"
+    public static let managerPath = "/org/localauth/LocalAuthentication1"
+    public static let contextRoot = "/org/localauth/LocalAuthentication1/context"
+    public static let simulatorPath = "/org/localauth/LocalAuthentication1/simulator"
+    public static let errorPrefix = "org.localauth.LocalAuthentication1.Error."
+    public static let version = "1.0.0"
+
+    typealias A = DBusInterfaceDescription.Argument
+    typealias M = DBusInterfaceDescription.Method
+    typealias P = DBusInterfaceDescription.Property
+
+    public static let manager = DBusInterfaceDescription(
+        name: "org.localauth.LocalAuthentication1.Manager",
+        methods: [
+            M("CreateContext", in: [A("options", "a{sv}")], out: [A("context", "o")]),
+            M("GetUserState", out: [A("state", "a{sv}")]),
+            M("SetPasscode", in: [A("current", "s"), A("new", "s")]),
+            M("RemovePasscode", in: [A("current", "s")]),
+            M("Enroll", in: [A("modality", "s"), A("label", "s"), A("passcode", "s")]),
+            M("Unenroll", in: [A("modality", "s"), A("label", "s"), A("passcode", "s")]),
+            M("SetRequireAttention", in: [A("enabled", "b"), A("passcode", "s")]),
+            M("ResetLockout", in: [A("uid", "u")]),
+        ],
+        properties: [P("Version", "s"), P("Backends", "a(ssb)")])
+
+    public static let context = DBusInterfaceDescription(
+        name: "org.localauth.LocalAuthentication1.Context",
+        methods: [
+            M("CanEvaluatePolicy", in: [A("policy", "u")]),
+            M("EvaluatePolicy", in: [A("policy", "u"), A("localizedReason", "s")]),
+            M("SubmitPasscode", in: [A("passcode", "s")]),
+            M("Fallback"),
+            M("Cancel"),
+            M("Invalidate"),
+        ],
+        signals: [DBusInterfaceDescription.Signal("Prompt", [A("kind", "s"), A("message", "s")])],
+        properties: [
+            P("BiometryType", "u"),
+            P("LocalizedFallbackTitle", "s", .readwrite),
+            P("LocalizedCancelTitle", "s", .readwrite),
+            P("InteractionNotAllowed", "b", .readwrite),
+            P("AllowableReuseDuration", "d", .readwrite),
+            P("EvaluatedPolicyDomainState", "ay"),
+            P("State", "s"),
+        ])
+
+    public static let simulator = DBusInterfaceDescription(
+        name: "org.localauth.LocalAuthentication1.Simulator",
+        methods: [
+            M("Touch", in: [A("finger", "s")]),
+            M("FingerprintRetry", in: [A("reason", "s")]),
+            M("PresentFace", in: [A("appearance", "s"), A("attentive", "b")]),
+            M("SetConnected", in: [A("modality", "s"), A("connected", "b")]),
+            M("Reset"),
+        ],
+        properties: [P("Pending", "u")])
+
+    static func contextPath(_ id: UInt64) -> String { "\(contextRoot)/\(id)" }
+
+    /// The context number in a context object path, or nil for any other path.
+    static func contextNumber(in path: String) -> UInt64? {
+        let prefix = contextRoot + "/"
+        guard path.hasPrefix(prefix), let number = UInt64(path.dropFirst(prefix.count)), number > 0 else { return nil }
+        return number
+    }
+}

@@ -1,0 +1,83 @@
+import Dispatch
+import LocalAuthCore
+import LocalAuthDBus
+import Synchronization
+
+/// Turns the engine's announcements into bus traffic: `Prompt` and `PropertiesChanged` unicast to
+/// the context's owner (never broadcast), and a timer that wakes the engine at its next deadline.
+/// Called on the engine's actor; all state here is behind mutexes.
+final class BusObserver: EngineObserver {
+    struct TimerSlot: @unchecked Sendable {
+        var source: (any DispatchSourceTimer)?
+    }
+
+    private struct Published {
+        let owner: ClientID
+        var values: [String: DBusValue]
+    }
+
+    private let connection: DBusConnection
+    private let clock: any WallClock
+    private let published = Mutex<[ContextID: Published]>([:])
+    /// The deadline timer; DispatchSource objects are thread-safe, the mutex guards the slot.
+    private let timer = Mutex<TimerSlot>(TimerSlot())
+    private let engine = Mutex<PolicyEngine?>(nil)
+
+    init(connection: DBusConnection, clock: any WallClock) {
+        self.connection = connection
+        self.clock = clock
+    }
+
+    /// The engine to wake at deadlines (it is created after its observer).
+    func attach(_ engine: PolicyEngine) {
+        self.engine.withLock { $0 = engine }
+    }
+
+    func prompt(_ prompt: Prompt, context: ContextID, owner: ClientID) {
+        try? connection.emitSignal(
+            path: BusContract.contextPath(context.rawValue), interface: BusContract.context.name, member: "Prompt",
+            arguments: [.string(prompt.kind.rawValue), .string(prompt.message)], destination: owner.rawValue)
+    }
+
+    func contextChanged(_ snapshot: ContextSnapshot) {
+        let values = ContextObject.properties(of: snapshot)
+        let changed = published.withLock { published -> [String: DBusValue] in
+            let before = published[snapshot.id]?.values ?? [:]
+            if snapshot.state == .invalidated {
+                published[snapshot.id] = nil
+            } else {
+                published[snapshot.id] = Published(owner: snapshot.owner, values: values)
+            }
+            return values.filter { before[$0.key] != $0.value }
+        }
+        guard !changed.isEmpty else { return }
+        try? connection.emitSignal(
+            path: BusContract.contextPath(snapshot.id.rawValue), interface: DBusPropertyRequest.interface,
+            member: "PropertiesChanged",
+            arguments: [.string(BusContract.context.name), .vardict(changed), .strings([])],
+            destination: snapshot.owner.rawValue)
+    }
+
+    /// Forgets what was announced to a client that left.
+    func forget(_ owner: ClientID) {
+        published.withLock { $0 = $0.filter { $0.value.owner != owner } }
+    }
+
+    func nextDeadlineChanged(_ deadline: UnixTime?) {
+        let engine = self.engine.withLock { $0 }
+        let replacement: (any DispatchSourceTimer)? = deadline.map { deadline in
+            let source = DispatchSource.makeTimerSource(queue: .global())
+            let delay = max(0, deadline - clock.now())
+            source.schedule(deadline: .now() + .milliseconds(Int((delay * 1000).rounded(.up))), leeway: .milliseconds(50))
+            source.setEventHandler { Task { await engine?.handleDeadlines() } }
+            source.resume()
+            return source
+        }
+        let slot = TimerSlot(source: replacement)
+        let previous = timer.withLock { current in
+            defer { current = slot }
+            return current
+        }
+        previous.source?.cancel()
+    }
+}

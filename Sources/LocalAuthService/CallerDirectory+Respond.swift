@@ -1,0 +1,46 @@
+import LocalAuthCore
+import LocalAuthDBus
+
+extension CallerDirectory {
+    /// Answers `call` from `body`, run in the sender's queue with the sender's identity.
+    /// `body` returns the reply values, or nil when it answers `call.reply` itself later.
+    func respond(to call: DBusMethodCall, _ body: @escaping @Sendable (BusCaller) async throws -> [DBusValue]?) -> DBusMethodReply {
+        let reply = call.reply
+        submit(from: call.sender) { identity in
+            switch identity {
+            case .failure(let error):
+                reply.fail(error)
+            case .success(let caller):
+                do {
+                    if let values = try await body(caller) { reply.send(values) }
+                } catch let error as LocalAuthError {
+                    reply.fail(error.dbusError)
+                } catch let error as DBusError {
+                    reply.fail(error)
+                } catch {
+                    reply.fail(.failed("\(error)"))
+                }
+            }
+        }
+        return .deferred
+    }
+}
+
+/// The checks every object does before dispatching on the member.
+enum CallCheck {
+    /// The method `call` names on `interface`, with its arguments' signature checked.
+    static func method(of call: DBusMethodCall, in interface: DBusInterfaceDescription) throws(DBusError) -> DBusInterfaceDescription.Method {
+        if let name = call.interface, name != interface.name {
+            throw DBusError(.unknownInterface, "This object has no interface \"\(name)\"; it implements \(interface.name).")
+        }
+        guard let method = interface.method(call.member) else { throw .unknownMember(call.member, of: interface) }
+        try call.requireSignature(method.inputSignature)
+        return method
+    }
+
+    static func interface(_ requested: String, is interface: DBusInterfaceDescription) throws(DBusError) {
+        guard requested == interface.name else {
+            throw DBusError(.unknownInterface, "This object has no properties of interface \"\(requested)\"; it implements \(interface.name).")
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import LocalAuthCore
+import LocalAuthDBus
+
+extension LocalAuthError {
+    /// The D-Bus error for this outcome: `org.localauth.LocalAuthentication1.Error.<Name>` for
+    /// LAErrors, `Busy` and `NotEvaluating`; the standard names for the rest.
+    var dbusError: DBusError {
+        switch kind {
+        case .authentication(let code): DBusError(DBusError.Name(BusContract.errorPrefix + code.name), message)
+        case .busy: DBusError(DBusError.Name(BusContract.errorPrefix + "Busy"), message)
+        case .notEvaluating: DBusError(DBusError.Name(BusContract.errorPrefix + "NotEvaluating"), message)
+        case .invalidArgument: DBusError(.invalidArgs, message)
+        case .notSupported: DBusError(.notSupported, message)
+        case .accessDenied: DBusError(.accessDenied, message)
+        case .limitsExceeded: DBusError(.limitsExceeded, message)
+        case .unknownContext: DBusError(.unknownObject, message)
+        case .serviceFailure: DBusError(.failed, message)
+        }
+    }
+}
+
+extension DBusError {
+    static func unknownMember(_ member: String, of interface: DBusInterfaceDescription) -> DBusError {
+        DBusError(.unknownMethod, "\(interface.name) has no method \"\(member)\"; see `gdbus introspect` for the API.")
+    }
+
+    static func unknownProperty(_ name: String, of interface: DBusInterfaceDescription) -> DBusError {
+        DBusError(.unknownProperty, "\(interface.name) has no property \"\(name)\".")
+    }
+}

@@ -1,0 +1,108 @@
+import LocalAuthBackends
+import LocalAuthCore
+import LocalAuthDBus
+import LocalAuthSystem
+
+/// The daemon's bus side, wired: state, backends, engine, the three objects and the bus name.
+public final class LocalAuthService: Sendable {
+    /// Why the service could not start, with the exit status a daemon should use (sysexits).
+    public struct StartError: Error, CustomStringConvertible {
+        public let exitStatus: Int32
+        public let description: String
+    }
+
+    public let engine: PolicyEngine
+    private let connection: DBusConnection
+
+    private init(engine: PolicyEngine, connection: DBusConnection) {
+        self.engine = engine
+        self.connection = connection
+    }
+
+    /// Loads state, connects, exports the objects and takes the bus name; returns when clients can call.
+    public static func start(configuration: Configuration, stateDirectory: String, bus: DBusBus,
+                             simulatorGroup: UInt32?, audit: any AuditSink) async throws(StartError) -> LocalAuthService {
+        let clock = SystemWallClock()
+        let store: FileStateStore
+        let secret: [UInt8]
+        do {
+            store = try FileStateStore(directory: stateDirectory)
+            secret = try store.installationSecret()
+        } catch {
+            throw StartError(exitStatus: 73, description: "state directory \(stateDirectory): \(error.message)")
+        }
+        let connection: DBusConnection
+        do {
+            connection = try await DBusConnection.connect(to: bus)
+        } catch {
+            throw StartError(exitStatus: 69, description: "cannot connect to the \(bus) bus: \(error)")
+        }
+
+        let queue = SimulatorEventQueue(timeToLive: configuration.simulatorEventTTL, clock: clock)
+        let fingerprint = configuration.backends.contains("fingerprint") ? FingerprintSimulator(queue: queue) : nil
+        let face = configuration.backends.contains("face") ? FaceSimulator(queue: queue) : nil
+        let backends: [any BiometricBackend] = configuration.backends.compactMap { id in
+            switch id {
+            case "fingerprint": fingerprint
+            case "face": face
+            default: nil
+            }
+        }
+        let observer = BusObserver(connection: connection, clock: clock)
+        let engine: PolicyEngine
+        do {
+            let hasher = configuration.backends.contains("passcode") ? try Argon2idPasscodeHasher() : nil
+            engine = try PolicyEngine(
+                configuration: configuration, backends: backends,
+                environment: .init(clock: clock, store: store, passcodeHasher: hasher,
+                                   domainStateHasher: try KeyedDomainStateHasher(installationSecret: secret),
+                                   audit: audit, observer: observer))
+        } catch {
+            connection.close()
+            throw StartError(exitStatus: 70, description: error.message)
+        }
+        observer.attach(engine)
+
+        let directory = CallerDirectory(connection: connection)
+        let manager = ManagerObject(engine: engine, directory: directory)
+        let context = ContextObject(engine: engine, directory: directory)
+        let simulator = SimulatorObject(directory: directory, queue: queue, fingerprint: fingerprint, face: face,
+                                        daemonUser: currentUserID(), simulatorGroup: simulatorGroup)
+        do {
+            try connection.register(path: BusContract.managerPath,
+                                    introspectionXML: DBusInterfaceDescription.document([BusContract.manager], children: ["context", "simulator"]),
+                                    handler: manager.handle)
+            try connection.register(path: BusContract.contextRoot, subtree: true,
+                                    introspectionXML: DBusInterfaceDescription.document([BusContract.context]),
+                                    handler: context.handle)
+            try connection.register(path: BusContract.simulatorPath,
+                                    introspectionXML: DBusInterfaceDescription.document([BusContract.simulator]),
+                                    handler: simulator.handle)
+            _ = try await connection.watchNameOwners { change in
+                guard change.newOwner == nil, change.name.hasPrefix(":") else { return }
+                let client = ClientID(change.name)
+                directory.senderLeft(change.name) {
+                    await engine.clientDisconnected(client)
+                    observer.forget(client)
+                }
+            }
+            try await connection.requestName(BusContract.busName)
+        } catch {
+            connection.close()
+            throw StartError(exitStatus: 69, description: "cannot serve \(BusContract.busName) on the \(bus) bus: \(error)")
+        }
+        return LocalAuthService(engine: engine, connection: connection)
+    }
+
+    /// Ends every evaluation with systemCancel, sends the replies, and leaves the bus.
+    public func shutdown() async {
+        await engine.shutdown()
+        connection.flush()
+        connection.close()
+    }
+
+    /// Called (on the connection's queue) if the bus goes away.
+    public func onDisconnect(_ handler: @escaping @Sendable () -> Void) {
+        connection.onDisconnect(handler)
+    }
+}

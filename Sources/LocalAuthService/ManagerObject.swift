@@ -1,0 +1,156 @@
+import LocalAuthCore
+import LocalAuthDBus
+
+/// `/org/localauth/LocalAuthentication1`, interface `…Manager`: contexts and the caller's own
+/// user state. Translates only; every rule is the engine's.
+struct ManagerObject: Sendable {
+    let engine: PolicyEngine
+    let directory: CallerDirectory
+
+    func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
+        if let request = try DBusPropertyRequest(call) { return try properties(request, call) }
+        _ = try CallCheck.method(of: call, in: BusContract.manager)
+        var arguments = call.reader
+        let engine = self.engine
+        switch call.member {
+        case "CreateContext":
+            let request = try ContextOptionsDecoder.decode(try arguments.vardict())
+            return directory.respond(to: call) { bus in
+                if request.isPrivileged && !bus.caller.isPrivileged {
+                    throw DBusError(.accessDenied, "Only root may use the User and Unlock options.")
+                }
+                let id = try await engine.createContext(for: bus.caller, options: request.options)
+                return [.objectPath(BusContract.contextPath(id.rawValue))]
+            }
+        case "GetUserState":
+            return directory.respond(to: call) { bus in
+                [Self.encode(await engine.userState(of: bus.caller.uid))]
+            }
+        case "SetPasscode":
+            let current = Passcode(try arguments.string()), new = Passcode(try arguments.string())
+            return directory.respond(to: call) { bus in
+                try await engine.setPasscode(current: current, new: new, caller: bus.caller)
+                return []
+            }
+        case "RemovePasscode":
+            let current = Passcode(try arguments.string())
+            return directory.respond(to: call) { bus in
+                try await engine.removePasscode(current: current, caller: bus.caller)
+                return []
+            }
+        case "Enroll", "Unenroll":
+            let modality = try Self.modality(try arguments.string())
+            let label = try arguments.string()
+            let passcode = Passcode(try arguments.string())
+            let enrolling = call.member == "Enroll"
+            return directory.respond(to: call) { bus in
+                if enrolling {
+                    try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller)
+                } else {
+                    try await engine.unenroll(modality, label: label, passcode: passcode, caller: bus.caller)
+                }
+                return []
+            }
+        case "SetRequireAttention":
+            let enabled = try arguments.bool()
+            let passcode = Passcode(try arguments.string())
+            return directory.respond(to: call) { bus in
+                try await engine.setRequireAttention(enabled, passcode: passcode, caller: bus.caller)
+                return []
+            }
+        case "ResetLockout":
+            let uid = try arguments.uint32()
+            return directory.respond(to: call) { bus in
+                try await engine.resetLockout(user: uid, caller: bus.caller)
+                return []
+            }
+        default:
+            throw .unknownMember(call.member, of: BusContract.manager)
+        }
+    }
+
+    private func properties(_ request: DBusPropertyRequest, _ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
+        let engine = self.engine
+        switch request {
+        case .get(let interface, let name):
+            try CallCheck.interface(interface, is: BusContract.manager)
+            guard BusContract.manager.property(name) != nil else { throw .unknownProperty(name, of: BusContract.manager) }
+            return directory.respond(to: call) { _ in [.variant(try await Self.values(engine)[name]!)] }
+        case .getAll(let interface):
+            try CallCheck.interface(interface, is: BusContract.manager)
+            return directory.respond(to: call) { _ in [.vardict(try await Self.values(engine))] }
+        case .set(let interface, let name, _):
+            try CallCheck.interface(interface, is: BusContract.manager)
+            guard BusContract.manager.property(name) != nil else { throw .unknownProperty(name, of: BusContract.manager) }
+            throw DBusError(.propertyReadOnly, "\(name) is read-only.")
+        }
+    }
+
+    private static func values(_ engine: PolicyEngine) async throws -> [String: DBusValue] {
+        let backends = await engine.backendStatus().map { DBusValue.structure([.string($0.id), .string($0.modality), .bool($0.available)]) }
+        return ["Version": .string(BusContract.version), "Backends": .array(elementSignature: "(ssb)", backends)]
+    }
+
+    static func modality(_ name: String) throws(DBusError) -> BiometricModality {
+        guard let modality = BiometricModality(rawValue: name) else {
+            throw .invalidArgs("Unknown modality \"\(name)\"; use `fingerprint` or `face`.")
+        }
+        return modality
+    }
+
+    static func encode(_ state: UserState) -> DBusValue {
+        .vardict([
+            "PasscodeSet": .bool(state.passcodeSet),
+            "Enrollments": .array(elementSignature: "(ss)", state.enrollments.map { .structure([.string($0.modality.rawValue), .string($0.label)]) }),
+            "BiometryFailures": .uint32(UInt32(clamping: state.biometryFailures)),
+            "BiometryLockedOut": .bool(state.biometryLockedOut),
+            "PasscodeFailures": .uint32(UInt32(clamping: state.passcodeFailures)),
+            "PasscodeRetryAfter": .uint64(state.passcodeRetryAfter.map { UInt64($0.seconds.rounded(.up)) } ?? 0),
+            "PasscodeLockedOut": .bool(state.passcodeLockedOut),
+            "RequireAttention": .bool(state.requireAttention),
+        ])
+    }
+}
+
+/// Reads `CreateContext`'s `a{sv}` options; unknown keys and wrong types are InvalidArgs.
+enum ContextOptionsDecoder {
+    struct Request: Sendable {
+        var options = ContextOptions()
+        /// `User` or `Unlock` was given (root only, whatever the value).
+        var isPrivileged = false
+    }
+
+    static func decode(_ entries: [String: DBusValue]) throws(DBusError) -> Request {
+        var request = Request()
+        for (key, value) in entries {
+            func wrongType(_ expected: String) -> DBusError {
+                .invalidArgs("Option \(key) must be of type \(expected), not \(value.signature).")
+            }
+            switch key {
+            case "LocalizedFallbackTitle":
+                guard let title = value.string else { throw wrongType("s") }
+                request.options.localizedFallbackTitle = title
+            case "LocalizedCancelTitle":
+                guard let title = value.string else { throw wrongType("s") }
+                request.options.localizedCancelTitle = title
+            case "InteractionNotAllowed":
+                guard let flag = value.bool else { throw wrongType("b") }
+                request.options.interactionNotAllowed = flag
+            case "AllowableReuseDuration":
+                guard let seconds = value.double else { throw wrongType("d") }
+                do { try request.options.setAllowableReuseDuration(seconds) } catch { throw error.dbusError }
+            case "User":
+                guard let uid = value.uint32 else { throw wrongType("u") }
+                request.options.user = uid
+                request.isPrivileged = true
+            case "Unlock":
+                guard let flag = value.bool else { throw wrongType("b") }
+                request.options.isUnlockContext = flag
+                request.isPrivileged = true
+            default:
+                throw .invalidArgs("Unknown option \"\(key)\"; known: LocalizedFallbackTitle, LocalizedCancelTitle, InteractionNotAllowed, AllowableReuseDuration, User, Unlock.")
+            }
+        }
+        return request
+    }
+}

@@ -1,0 +1,99 @@
+import LocalAuthBackends
+import LocalAuthCore
+import LocalAuthDBus
+
+/// `/org/localauth/LocalAuthentication1/simulator`, interface `…Simulator`: drives the simulated
+/// sensors. Allowed for root, the daemon's own user and members of `simulator_group`.
+struct SimulatorObject: Sendable {
+    let directory: CallerDirectory
+    let queue: SimulatorEventQueue
+    let fingerprint: FingerprintSimulator?
+    let face: FaceSimulator?
+    /// Besides root: the daemon's own uid.
+    let daemonUser: UInt32
+    /// The gid of `simulator_group`, if one is configured.
+    let simulatorGroup: UInt32?
+
+    func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
+        if let request = try DBusPropertyRequest(call) { return try properties(request, call) }
+        _ = try CallCheck.method(of: call, in: BusContract.simulator)
+        var arguments = call.reader
+        switch call.member {
+        case "Touch":
+            let finger = try arguments.string()
+            let sensor = try require(fingerprint, "fingerprint")
+            return allowed(call) { try await sensor.touch(finger) }
+        case "FingerprintRetry":
+            let reason = try arguments.string()
+            let sensor = try require(fingerprint, "fingerprint")
+            return allowed(call) { try await sensor.retry(reason) }
+        case "PresentFace":
+            let appearance = try arguments.string()
+            let attentive = try arguments.bool()
+            let sensor = try require(face, "face")
+            return allowed(call) { try await sensor.present(appearance, attentive: attentive) }
+        case "SetConnected":
+            let modality = try ManagerObject.modality(try arguments.string())
+            let connected = try arguments.bool()
+            let (fingerprint, face) = (self.fingerprint, self.face)
+            switch modality {
+            case .fingerprint:
+                let sensor = try require(fingerprint, "fingerprint")
+                return allowed(call) { await sensor.setConnected(connected) }
+            case .face:
+                let sensor = try require(face, "face")
+                return allowed(call) { await sensor.setConnected(connected) }
+            }
+        case "Reset":
+            let (queue, fingerprint, face) = (self.queue, self.fingerprint, self.face)
+            return allowed(call) {
+                queue.clear()
+                await fingerprint?.setConnected(true)
+                await face?.setConnected(true)
+            }
+        default:
+            throw .unknownMember(call.member, of: BusContract.simulator)
+        }
+    }
+
+    private func properties(_ request: DBusPropertyRequest, _ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
+        let queue = self.queue
+        let pending: @Sendable () -> [String: DBusValue] = { ["Pending": .uint32(UInt32(queue.pending))] }
+        switch request {
+        case .get(let interface, let name):
+            try CallCheck.interface(interface, is: BusContract.simulator)
+            guard name == "Pending" else { throw .unknownProperty(name, of: BusContract.simulator) }
+            return allowedValues(call) { [.variant(pending()["Pending"]!)] }
+        case .getAll(let interface):
+            try CallCheck.interface(interface, is: BusContract.simulator)
+            return allowedValues(call) { [.vardict(pending())] }
+        case .set(let interface, let name, _):
+            try CallCheck.interface(interface, is: BusContract.simulator)
+            guard name == "Pending" else { throw .unknownProperty(name, of: BusContract.simulator) }
+            throw DBusError(.propertyReadOnly, "Pending is read-only.")
+        }
+    }
+
+    private func require<Sensor>(_ sensor: Sensor?, _ name: String) throws(DBusError) -> Sensor {
+        guard let sensor else { throw .notSupported("The \(name) backend is not enabled; add it to `backends` in localauthd.conf.") }
+        return sensor
+    }
+
+    private func allowed(_ call: DBusMethodCall, _ body: @escaping @Sendable () async throws -> Void) -> DBusMethodReply {
+        allowedValues(call) {
+            try await body()
+            return []
+        }
+    }
+
+    private func allowedValues(_ call: DBusMethodCall, _ body: @escaping @Sendable () async throws -> [DBusValue]) -> DBusMethodReply {
+        let (daemonUser, group) = (self.daemonUser, simulatorGroup)
+        return directory.respond(to: call) { bus in
+            let uid = bus.credentials.uid
+            guard uid == 0 || uid == daemonUser || group.map(bus.credentials.groups.contains) == true else {
+                throw DBusError(.accessDenied, "Only root, uid \(daemonUser) and members of the simulator group may drive the simulator.")
+            }
+            return try await body()
+        }
+    }
+}

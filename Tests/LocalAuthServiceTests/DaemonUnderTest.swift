@@ -1,0 +1,154 @@
+import Foundation
+import LocalAuthDBus
+import LocalAuthTestSupport
+import Synchronization
+import Testing
+
+/// The real `localauthd` binary on a private bus with a temporary state directory.
+///
+/// `start()` returns once the daemon owns its bus name (seen as a NameOwnerChanged signal, not by
+/// sleeping). Stopped with SIGKILL unless a test asks for SIGTERM; state survives in `stateDirectory`
+/// so a test can start a second daemon over it.
+final class DaemonUnderTest: Sendable {
+    static let busName = "org.localauth.LocalAuthentication1"
+    static let managerPath = "/org/localauth/LocalAuthentication1"
+    static let managerInterface = "org.localauth.LocalAuthentication1.Manager"
+    static let contextInterface = "org.localauth.LocalAuthentication1.Context"
+    static let simulatorPath = "/org/localauth/LocalAuthentication1/simulator"
+    static let simulatorInterface = "org.localauth.LocalAuthentication1.Simulator"
+    static let errorPrefix = "org.localauth.LocalAuthentication1.Error."
+
+    /// The directory of the test bundle, where SwiftPM puts the built `localauthd` too.
+    static var binary: String {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("localauthd").path
+    }
+
+    let bus: PrivateBus
+    let stateDirectory: String
+    let configPath: String
+    private let process: Mutex<Process?> = Mutex(nil)
+    let log: String
+
+    /// - Parameter configuration: lines for localauthd.conf.
+    init(bus: PrivateBus, stateDirectory: String? = nil, configuration: String = "") throws {
+        self.bus = bus
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("localauthd-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        self.stateDirectory = stateDirectory ?? scratch.appendingPathComponent("state").path
+        configPath = scratch.appendingPathComponent("localauthd.conf").path
+        log = scratch.appendingPathComponent("daemon.log").path
+        try configuration.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// Starts the daemon and waits until it owns its name.
+    func start(watcher: DBusConnection) async throws {
+        let owned = Inbox<String>()
+        let subscription = try await watcher.watchNameOwners(Self.busName) { change in
+            if let owner = change.newOwner { owned.put(owner) }
+        }
+        defer { watcher.unsubscribe(subscription) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["--address", bus.address, "--state-dir", stateDirectory, "--config", configPath]
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        output.seekToEndOfFile()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        self.process.withLock { $0 = process }
+        _ = try await owned.next(within: .seconds(20))
+    }
+
+    /// SIGKILL: a crash, as far as the daemon can tell.
+    func kill() {
+        guard let process = process.withLock({ p in defer { p = nil }; return p }) else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM and wait for the exit status (bounded).
+    func terminate() async throws -> Int32 {
+        guard let process = process.withLock({ $0 }) else { return -1 }
+        let exited = Inbox<Int32>()
+        process.terminationHandler = { exited.put($0.terminationStatus) }
+        if !process.isRunning { return process.terminationStatus }
+        Foundation.kill(process.processIdentifier, SIGTERM)
+        let status = try await exited.next(within: .seconds(20))
+        self.process.withLock { $0 = nil }
+        return status
+    }
+
+    var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    deinit { kill() }
+}
+
+/// A client of the daemon: one bus connection with helpers for the API.
+struct Client: Sendable {
+    let connection: DBusConnection
+
+    init(_ bus: PrivateBus) async throws {
+        connection = try await bus.connect()
+    }
+
+    func manager(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await connection.call(destination: DaemonUnderTest.busName, path: DaemonUnderTest.managerPath,
+                                  interface: DaemonUnderTest.managerInterface, member: member, arguments: arguments)
+    }
+
+    func createContext(_ options: [String: DBusValue] = [:]) async throws -> String {
+        try #require(try await manager("CreateContext", [.vardict(options)]).first?.objectPath)
+    }
+
+    func context(_ path: String, _ member: String, _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
+        try await connection.call(destination: DaemonUnderTest.busName, path: path, interface: DaemonUnderTest.contextInterface,
+                                  member: member, arguments: arguments, timeout: timeout)
+    }
+
+    func simulator(_ member: String, _ arguments: [DBusValue] = []) async throws {
+        _ = try await connection.call(destination: DaemonUnderTest.busName, path: DaemonUnderTest.simulatorPath,
+                                      interface: DaemonUnderTest.simulatorInterface, member: member, arguments: arguments)
+    }
+
+    func property(_ path: String, _ name: String) async throws -> DBusValue {
+        try await connection.property(name, interface: DaemonUnderTest.contextInterface, path: path, destination: DaemonUnderTest.busName)
+    }
+
+    func userState() async throws -> [String: DBusValue] {
+        try #require(try await manager("GetUserState").first?.vardict)
+    }
+
+    /// Sets a passcode and enrolls, through the API.
+    func setUp(passcode: String = "4711-secret", fingers: [String] = [], faces: [String] = []) async throws {
+        _ = try await manager("SetPasscode", [.string(""), .string(passcode)])
+        for finger in fingers { _ = try await manager("Enroll", [.string("fingerprint"), .string(finger), .string(passcode)]) }
+        for face in faces { _ = try await manager("Enroll", [.string("face"), .string(face), .string(passcode)]) }
+    }
+}
+
+/// The D-Bus error name a call failed with, or nil if it succeeded.
+func errorName(_ body: () async throws -> Void) async -> String? {
+    do {
+        try await body()
+        return nil
+    } catch let error as DBusError {
+        return error.name.rawValue
+    } catch {
+        return "\(error)"
+    }
+}
+
+/// Starts a private bus and a daemon, runs `body`, and stops both.
+func withDaemon<T: Sendable>(configuration: String = "", _ body: (DaemonUnderTest, PrivateBus) async throws -> T) async throws -> T {
+    try await withPrivateBus { bus in
+        let daemon = try DaemonUnderTest(bus: bus, configuration: configuration)
+        let watcher = try await bus.connect()
+        defer { watcher.close(); daemon.kill() }
+        try await daemon.start(watcher: watcher)
+        return try await body(daemon, bus)
+    }
+}
