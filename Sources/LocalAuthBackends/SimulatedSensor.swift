@@ -35,16 +35,32 @@ final class SimulatedSensor: Sendable {
     }
 
     /// Presents one input: judged and delivered to the armed evaluation, or queued for the next.
+    ///
+    /// The input is queued while the sensor lock is held, so an `arm` cannot slip in between
+    /// "nothing is armed" and the enqueue (the engine arms, then takes queued inputs: it either
+    /// sees the input queued or is armed before we look). A session that refuses the input
+    /// (no longer armed) may already have been replaced by a new one, which is offered it next.
     func present(_ judge: @escaping SimulatorEventQueue.Judge) async throws(LocalAuthError) {
-        let armed = try state.withLock { (state) throws(LocalAuthError) -> SensorSession? in
-            guard state.connected else {
-                throw LocalAuthError(.notSupported, "The \(modality.rawValue) sensor is disconnected; connect it first (localauth sim connect \(modality.rawValue)).")
+        var refusedBy: UInt64?
+        for _ in 0..<Self.deliveryAttempts {
+            let armed = try state.withLock { (state) throws(LocalAuthError) -> SensorSession? in
+                guard state.connected else {
+                    throw LocalAuthError(.notSupported, "The \(modality.rawValue) sensor is disconnected; connect it first (localauth sim connect \(modality.rawValue)).")
+                }
+                if let armed = state.armed, armed.id != refusedBy { return armed }
+                try queue.enqueue(modality, judge)
+                return nil
             }
-            return state.armed
+            guard let armed else { return }
+            if await armed.deliver(judge(armed)) { return }
+            refusedBy = armed.id
         }
-        if let armed, await armed.deliver(judge(armed)) { return }
+        // Sessions kept changing under us: leave the input for the next one.
         try queue.enqueue(modality, judge)
     }
+
+    /// Bounds how often one input follows a sensor that is re-armed while it is being delivered.
+    private static let deliveryAttempts = 8
 
     /// Disconnecting stops the armed evaluation's listening; reconnecting makes the sensor available again.
     func setConnected(_ connected: Bool) async {

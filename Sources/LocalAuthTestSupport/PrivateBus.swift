@@ -12,11 +12,36 @@ public final class PrivateBus: Sendable {
     private let pid: Int32
     private let process: Mutex<Process?>
 
+    /// A session-type bus that every local user may connect to, so tests can call as another uid.
+    static let everyUserConfiguration = """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:tmpdir=/tmp</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow user="*"/>
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """
+
     /// Starts `dbus-daemon --session --nofork --print-address=1` and reads its address.
-    public init() throws {
+    /// - Parameter allowingEveryUser: let processes of other uids connect too.
+    public init(allowingEveryUser: Bool = false) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--session", "--nofork", "--print-address=1", "--nopidfile"]
+        process.arguments = ["--nofork", "--print-address=1", "--nopidfile"]
+        if allowingEveryUser {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("bus-\(UUID().uuidString).conf").path
+            try Self.everyUserConfiguration.write(toFile: path, atomically: true, encoding: .utf8)
+            process.arguments! += ["--config-file=\(path)"]
+        } else {
+            process.arguments! += ["--session"]
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -54,8 +79,8 @@ public final class PrivateBus: Sendable {
 }
 
 /// Runs `body` with a fresh private bus and stops the bus afterwards, even on failure.
-public func withPrivateBus<T: Sendable>(_ body: (PrivateBus) async throws -> T) async throws -> T {
-    let bus = try PrivateBus()
+public func withPrivateBus<T: Sendable>(allowingEveryUser: Bool = false, _ body: (PrivateBus) async throws -> T) async throws -> T {
+    let bus = try PrivateBus(allowingEveryUser: allowingEveryUser)
     defer { bus.stop() }
     return try await body(bus)
 }

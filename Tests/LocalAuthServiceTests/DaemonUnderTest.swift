@@ -118,6 +118,20 @@ struct Client: Sendable {
         try await connection.property(name, interface: DaemonUnderTest.contextInterface, path: path, destination: DaemonUnderTest.busName)
     }
 
+    /// Starts an evaluation and returns once the daemon has prompted for it (so later calls find it
+    /// running); the task gives the D-Bus error name it ended with, nil on success.
+    func begin(_ context: String, policy: UInt32, reason: String = "test") async throws -> Task<String?, Never> {
+        let prompted = Inbox<String>()
+        let subscription = try await connection.subscribe(
+            DBusMatchRule(path: context, interface: DaemonUnderTest.contextInterface, member: "Prompt")) { signal in
+            prompted.put(signal.arguments.first?.string ?? "")
+        }
+        defer { connection.unsubscribe(subscription) }
+        let task = Task { await errorName { _ = try await self.context(context, "EvaluatePolicy", [.uint32(policy), .string(reason)]) } }
+        _ = try await prompted.next(within: .seconds(20))
+        return task
+    }
+
     func userState() async throws -> [String: DBusValue] {
         try #require(try await manager("GetUserState").first?.vardict)
     }
@@ -143,8 +157,9 @@ func errorName(_ body: () async throws -> Void) async -> String? {
 }
 
 /// Starts a private bus and a daemon, runs `body`, and stops both.
-func withDaemon<T: Sendable>(configuration: String = "", _ body: (DaemonUnderTest, PrivateBus) async throws -> T) async throws -> T {
-    try await withPrivateBus { bus in
+func withDaemon<T: Sendable>(configuration: String = "", allowingEveryUser: Bool = false,
+                              _ body: (DaemonUnderTest, PrivateBus) async throws -> T) async throws -> T {
+    try await withPrivateBus(allowingEveryUser: allowingEveryUser) { bus in
         let daemon = try DaemonUnderTest(bus: bus, configuration: configuration)
         let watcher = try await bus.connect()
         defer { watcher.close(); daemon.kill() }
