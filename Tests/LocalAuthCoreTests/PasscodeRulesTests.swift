@@ -126,8 +126,12 @@ struct PasscodeRulesTests {
         }
         try await h.setUp()
         do { try await h.engine.setPasscode(current: Passcode(""), new: Passcode("1234"), caller: H.alice); Issue.record("accepted") } catch {
+            #expect(error.kind == .invalidArgument, "a passcode that cannot be stored cannot match: refused, not counted")
+        }
+        do { try await h.engine.setPasscode(current: Passcode("not-it"), new: Passcode("1234"), caller: H.alice); Issue.record("accepted") } catch {
             #expect(error.code == .authenticationFailed)
         }
+        #expect(await h.engine.userState(of: H.alice.uid).passcodeFailures == 1)
         try await h.engine.setPasscode(current: Passcode(H.passcode), new: Passcode("9876"), caller: H.alice)
         let context = try await h.context()
         let evaluation = await h.begin(owner, on: context)
