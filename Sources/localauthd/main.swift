@@ -49,8 +49,9 @@ let stateDirectory = options.stateDirectory
 for signalNumber in [SIGTERM, SIGINT] { signal(signalNumber, SIG_IGN) }
 signal(SIGPIPE, SIG_IGN)
 let (stopRequests, stopRequested) = AsyncStream<Int32>.makeStream()
+// Top-level closures are main-actor isolated: their handlers must run on the main queue.
 let signalSources = [SIGTERM, SIGINT].map { signalNumber in
-    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
     source.setEventHandler { stopRequested.yield(signalNumber) }
     source.resume()
     return source

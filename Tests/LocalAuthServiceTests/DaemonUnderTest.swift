@@ -31,6 +31,8 @@ final class DaemonUnderTest: Sendable {
     let configPath: String
     private let process: Mutex<Process?> = Mutex(nil)
     let log: String
+    /// Holds the configuration, the log and (unless given) the state; removed with this object.
+    private let scratch: URL
 
     /// - Parameter configuration: lines for localauthd.conf.
     init(bus: PrivateBus, stateDirectory: String? = nil, configuration: String = "") throws {
@@ -38,6 +40,7 @@ final class DaemonUnderTest: Sendable {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("localauthd-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         self.stateDirectory = stateDirectory ?? scratch.appendingPathComponent("state").path
+        self.scratch = scratch
         configPath = scratch.appendingPathComponent("localauthd.conf").path
         log = scratch.appendingPathComponent("daemon.log").path
         try configuration.write(toFile: configPath, atomically: true, encoding: .utf8)
@@ -84,7 +87,10 @@ final class DaemonUnderTest: Sendable {
 
     var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
-    deinit { kill() }
+    deinit {
+        kill()
+        try? FileManager.default.removeItem(at: scratch)
+    }
 }
 
 /// A client of the daemon: one bus connection with helpers for the API.

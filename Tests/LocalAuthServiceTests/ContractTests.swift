@@ -1,0 +1,213 @@
+import Foundation
+import LocalAuthDBus
+import LocalAuthTestSupport
+import Testing
+
+/// `dbus/*.xml` documents API v1; these tests keep it in step with what the running daemon
+/// introspects, read by a client we did not write (`gdbus introspect`), and check that every
+/// member is documented.
+@Suite("D-Bus contract files match the daemon", .timeLimit(.minutes(1)))
+struct ContractTests {
+    static let interfaces = [
+        DaemonUnderTest.managerInterface, DaemonUnderTest.contextInterface, DaemonUnderTest.simulatorInterface,
+    ]
+
+    /// The checkout root, found from this file: `<root>/Tests/LocalAuthServiceTests/ContractTests.swift`.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func contractFile(_ interface: String) -> URL {
+        repositoryRoot.appendingPathComponent("dbus").appendingPathComponent("\(interface).xml")
+    }
+
+    static func relativeName(_ interface: String) -> String { "dbus/\(interface).xml" }
+
+    @Test func theDaemonIntrospectsExactlyWhatTheContractFilesSay() async throws {
+        try await withDaemon { _, bus in
+            let client = try await Client(bus)
+            let context = try await client.createContext()
+            let objects = [
+                (path: DaemonUnderTest.managerPath, interface: DaemonUnderTest.managerInterface),
+                (path: context, interface: DaemonUnderTest.contextInterface),
+                (path: DaemonUnderTest.simulatorPath, interface: DaemonUnderTest.simulatorInterface),
+            ]
+            for object in objects {
+                let served = try await Self.introspect(bus, object.path)
+                #expect(Array(served.interfaces.keys.filter { !$0.hasPrefix("org.freedesktop.DBus.") }) == [object.interface],
+                        "\(object.path) should serve exactly \(object.interface) besides the standard interfaces; it introspects as \(served.interfaces.keys.sorted())")
+                #expect(served.duplicates.isEmpty, "\(object.path) introspects duplicate members: \(served.duplicates)")
+                let file = try await Self.canonical(Self.contractFile(object.interface))
+                #expect(file.duplicates.isEmpty, "\(Self.relativeName(object.interface)) has duplicate members: \(file.duplicates)")
+                let daemonSide = try #require(served.interfaces[object.interface], "\(object.path) does not introspect \(object.interface)")
+                let fileSide = try #require(file.interfaces[object.interface], "\(Self.relativeName(object.interface)) does not describe \(object.interface)")
+                for difference in Self.differences(daemon: daemonSide, file: fileSide) {
+                    Issue.record("\(object.interface) (\(object.path) vs \(Self.relativeName(object.interface))): \(difference)")
+                }
+                if object.path == DaemonUnderTest.managerPath {
+                    #expect(Set(served.nodes).isSuperset(of: ["context", "simulator"]),
+                            "\(object.path) should list the child nodes context and simulator; it lists \(served.nodes)")
+                }
+            }
+            connectionStaysOpen(client)
+        }
+    }
+
+    @Test(arguments: interfaces)
+    func everyContractFileIsWellFormedAndFullyDocumented(_ interface: String) async throws {
+        let file = Self.contractFile(interface)
+        let result = try await Self.python("docs", file.path)
+        try #require(result.status == 0, "\(Self.relativeName(interface)): \(result.output)")
+        let report = try JSONDecoder().decode(DocReport.self, from: Data(result.output.utf8))
+        #expect(report.interfaces == [interface], "\(Self.relativeName(interface)) should hold exactly the interface \(interface), not \(report.interfaces)")
+        #expect(report.undocumented.isEmpty,
+                "\(Self.relativeName(interface)): no org.gtk.GDBus.DocString annotation on \(report.undocumented.joined(separator: ", "))")
+    }
+
+    // MARK: Reading introspection data
+
+    /// One interface reduced to what the contract fixes; annotations are left out.
+    struct Interface: Decodable, Equatable {
+        /// Method name → its arguments in order, each "name type direction".
+        var methods: [String: [String]]
+        /// Signal name → its arguments in order, each "name type".
+        var signals: [String: [String]]
+        /// Property name → "type access".
+        var properties: [String: String]
+    }
+
+    struct Node: Decodable {
+        var interfaces: [String: Interface]
+        var nodes: [String]
+        /// Members named twice in one interface (or interfaces named twice), which a dictionary would hide.
+        var duplicates: [String]
+    }
+
+    struct DocReport: Decodable {
+        var interfaces: [String]
+        var undocumented: [String]
+    }
+
+    /// What `gdbus introspect --xml` reports for `path`, reduced to the canonical form.
+    static func introspect(_ bus: PrivateBus, _ path: String) async throws -> Node {
+        let result = try await runTool("/usr/bin/gdbus", [
+            "introspect", "--address", bus.address, "--dest", DaemonUnderTest.busName, "--object-path", path, "--xml",
+        ])
+        try #require(result.status == 0, "gdbus introspect \(path) failed: \(result.output)")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("introspect-\(UUID().uuidString).xml")
+        try result.output.write(to: scratch, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        return try await canonical(scratch, describedAs: "gdbus introspect \(path)")
+    }
+
+    static func canonical(_ file: URL, describedAs name: String? = nil) async throws -> Node {
+        let result = try await python("canon", file.path)
+        try #require(result.status == 0, "\(name ?? file.path): \(result.output)")
+        return try JSONDecoder().decode(Node.self, from: Data(result.output.utf8))
+    }
+
+    static func python(_ mode: String, _ path: String) async throws -> (status: Int32, output: String) {
+        try await runTool("/usr/bin/python3", ["-c", introspectionScript, mode, path])
+    }
+
+    /// Every way the two descriptions of one interface disagree, one sentence per member.
+    static func differences(daemon: Interface, file: Interface) -> [String] {
+        func compare<Value: Equatable>(_ kind: String, _ served: [String: Value], _ documented: [String: Value],
+                                       _ show: (Value) -> String) -> [String] {
+            Set(served.keys).union(documented.keys).sorted().compactMap { name in
+                switch (served[name], documented[name]) {
+                case (let s?, nil): "\(kind) \(name) is served by the daemon (\(show(s))) but missing from the contract file"
+                case (nil, let d?): "\(kind) \(name) is in the contract file (\(show(d))) but not served by the daemon"
+                case (let s?, let d?) where s != d: "\(kind) \(name) differs: daemon (\(show(s))), contract file (\(show(d)))"
+                default: nil
+                }
+            }
+        }
+        let arguments: ([String]) -> String = { $0.isEmpty ? "no arguments" : $0.joined(separator: ", ") }
+        return compare("method", daemon.methods, file.methods, arguments)
+            + compare("signal", daemon.signals, file.signals, arguments)
+            + compare("property", daemon.properties, file.properties, { $0 })
+    }
+
+    /// `python3 -c SCRIPT MODE FILE`. Mode `canon` prints the node as JSON (see ``Node``); mode
+    /// `docs` lists the interfaces and every element without a DocString annotation. A document
+    /// that is not well-formed exits 2 with the parser's message.
+    static let introspectionScript = #"""
+        import json, sys
+        import xml.etree.ElementTree as ET
+
+        DOC = "org.gtk.GDBus.DocString"
+
+        def arguments(element, direction):
+            result = []
+            for arg in element.findall("arg"):
+                fields = [arg.get("name", "<unnamed>"), arg.get("type", "<untyped>")]
+                if direction is not None:
+                    fields.append(arg.get("direction", direction))
+                result.append(" ".join(fields))
+            return result
+
+        def canonical(root):
+            interfaces, duplicates = {}, []
+            for interface in root.findall("interface"):
+                name = interface.get("name")
+                if name in interfaces:
+                    duplicates.append("interface " + name)
+                members = {"methods": {}, "signals": {}, "properties": {}}
+                for tag, kind, value in (
+                    ("method", "methods", lambda e: arguments(e, "in")),
+                    ("signal", "signals", lambda e: arguments(e, None)),
+                    ("property", "properties", lambda e: e.get("type", "<untyped>") + " " + e.get("access", "<no access>")),
+                ):
+                    for element in interface.findall(tag):
+                        member = element.get("name")
+                        if member in members[kind]:
+                            duplicates.append(name + " " + tag + " " + member)
+                        members[kind][member] = value(element)
+                interfaces[name] = members
+            nodes = [node.get("name") for node in root.findall("node")]
+            return {"interfaces": interfaces, "nodes": nodes, "duplicates": duplicates}
+
+        def documented(element):
+            return any(a.get("name") == DOC and (a.get("value") or "").strip()
+                       for a in element.findall("annotation"))
+
+        def undocumented(root):
+            missing = []
+            for interface in root.findall("interface"):
+                name = interface.get("name")
+                if not documented(interface):
+                    missing.append("interface " + name)
+                for tag in ("method", "signal", "property"):
+                    for element in interface.findall(tag):
+                        member = tag + " " + element.get("name", "<unnamed>")
+                        if not documented(element):
+                            missing.append(member)
+                        for arg in element.findall("arg"):
+                            if not documented(arg):
+                                missing.append(member + " arg " + arg.get("name", "<unnamed>"))
+            return missing
+
+        mode, path = sys.argv[1], sys.argv[2]
+        try:
+            root = ET.parse(path).getroot()
+        except (ET.ParseError, OSError) as error:
+            print("not a well-formed introspection document: %s" % error)
+            sys.exit(2)
+        if root.tag != "node":
+            print("the root element is <%s>, not <node>" % root.tag)
+            sys.exit(2)
+        if mode == "canon":
+            print(json.dumps(canonical(root), sort_keys=True))
+        elif mode == "docs":
+            names = [i.get("name") for i in root.findall("interface")]
+            print(json.dumps({"interfaces": names, "undocumented": undocumented(root)}))
+        else:
+            print("unknown mode " + mode)
+            sys.exit(2)
+        """#
+}
+
+/// Keeps the context's owner connected until the introspection is done.
+private func connectionStaysOpen(_ client: Client) {
+    withExtendedLifetime(client) {}
+}
