@@ -35,8 +35,9 @@ test: deps
 	$(SWIFT) test --skip-build
 
 demo: deps
-	$(SWIFT) build --product localauth-core-demo
-	$$($(SWIFT) build --show-bin-path)/localauth-core-demo
+	$(SWIFT) build --product localauthd
+	$(SWIFT) build --product localauth-demo
+	$$($(SWIFT) build --show-bin-path)/localauth-demo
 
 clean:
 	rm -rf .build

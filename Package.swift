@@ -6,7 +6,7 @@ let package = Package(
     products: [
         .library(name: "LocalAuthCore", targets: ["LocalAuthCore"]),
         .executable(name: "localauthd", targets: ["localauthd"]),
-        .executable(name: "localauth-core-demo", targets: ["localauth-core-demo"]),
+        .executable(name: "localauth-demo", targets: ["localauth-demo"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages.
@@ -28,8 +28,8 @@ let package = Package(
         // Test doubles and a harness that drive the core without a bus, disk or real clock.
         .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthCore", "LocalAuthBackends", "LocalAuthDBus"]),
 
-        // `make demo`: the policy core with the real backends and state on disk, step by step.
-        .executableTarget(name: "localauth-core-demo", dependencies: ["LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem"]),
+        // `make demo`: the daemon on a private bus, driven through real evaluations step by step.
+        .executableTarget(name: "localauth-demo", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
 
         .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthBackendsTests", dependencies: ["LocalAuthBackends", "LocalAuthTestSupport"]),

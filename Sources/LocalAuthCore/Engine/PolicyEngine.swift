@@ -254,6 +254,10 @@ public actor PolicyEngine {
             }
             if let refusal = refusal(of: policy, for: userRecord(record.user)) { throw refusal }
         } catch {
+            // Outcomes of the model (companionNotAvailable, passcodeNotSet, …) are audited; bad requests are not.
+            if error.code != nil, let record = contexts[id] {
+                audit(.failure(error), policy: policy, user: record.user, client: caller)
+            }
             reply(.failure(error))
             return
         }
