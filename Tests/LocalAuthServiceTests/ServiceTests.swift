@@ -226,6 +226,30 @@ struct ServiceTests {
         }
     }
 
+    @Test func retriesAndADisconnectedSensorOverTheBus() async throws {
+        try await withDaemon { _, bus in
+            let client = try await Client(bus)
+            try await client.setUp(fingers: ["right-index-finger"])
+            let context = try await client.createContext()
+            let prompts = Inbox<String>()
+            _ = try await client.connection.subscribe(DBusMatchRule(path: context, interface: D.contextInterface, member: "Prompt")) {
+                prompts.put($0.arguments.first?.string ?? "")
+            }
+            let evaluation = try await client.begin(context, policy: 1)
+            #expect(try await prompts.next() == "biometry")
+            try await client.simulator("FingerprintRetry", [.string("too-fast")])
+            #expect(try await prompts.next() == "retry")
+            #expect(await errorName { try await client.simulator("FingerprintRetry", [.string("too-slow")]) } == "org.freedesktop.DBus.Error.InvalidArgs")
+            try await client.simulator("SetConnected", [.string("fingerprint"), .bool(false)])
+            #expect(await evaluation.value == D.errorPrefix + "BiometryNotAvailable")
+            let backends = try await client.connection.property("Backends", interface: D.managerInterface, path: D.managerPath, destination: D.busName)
+            #expect(backends.arrayElements?.first == .structure([.string("fingerprint"), .string("fingerprint"), .bool(false)]))
+            #expect(try await client.userState()["BiometryFailures"] == .uint32(0), "retries are never counted")
+            try await client.simulator("SetConnected", [.string("fingerprint"), .bool(true)])
+            _ = try await client.context(context, "CanEvaluatePolicy", [.uint32(1)])
+        }
+    }
+
     @Test func managerPropertiesAndUserState() async throws {
         try await withDaemon(configuration: "backends = fingerprint, passcode\n") { _, bus in
             let client = try await Client(bus)
