@@ -160,7 +160,7 @@ public actor PolicyEngine {
     /// Invalidating twice does nothing.
     public func invalidate(context id: ContextID, caller: ClientID) throws(LocalAuthError) {
         if invalidatedOwners[id] == caller { return }
-        var record = try ownedContext(id, caller: caller)
+        let record = try ownedContext(id, caller: caller)
         if record.evaluation != nil {
             handle(.ended(.appCancel), on: id)
         }
@@ -173,7 +173,6 @@ public actor PolicyEngine {
             invalidatedOwners[list[0]] = nil
             invalidatedByClient[caller]?.removeFirst()
         }
-        record.evaluation = nil
         dirty.insert(id)
         environment.observer?.contextChanged(snapshot(record, state: .invalidated))
         settle()
