@@ -1,6 +1,5 @@
 import Foundation
 import LocalAuthDBus
-import LocalAuthTestSupport
 import Synchronization
 import Testing
 
@@ -9,33 +8,33 @@ import Testing
 /// `start()` returns once the daemon owns its bus name (seen as a NameOwnerChanged signal, not by
 /// sleeping). Stopped with SIGKILL unless a test asks for SIGTERM; state survives in `stateDirectory`
 /// so a test can start a second daemon over it.
-final class DaemonUnderTest: Sendable {
-    static let busName = "org.localauth.LocalAuthentication1"
-    static let managerPath = "/org/localauth/LocalAuthentication1"
-    static let managerInterface = "org.localauth.LocalAuthentication1.Manager"
-    static let contextInterface = "org.localauth.LocalAuthentication1.Context"
-    static let simulatorPath = "/org/localauth/LocalAuthentication1/simulator"
-    static let simulatorInterface = "org.localauth.LocalAuthentication1.Simulator"
-    static let errorPrefix = "org.localauth.LocalAuthentication1.Error."
+public final class DaemonUnderTest: Sendable {
+    public static let busName = "org.localauth.LocalAuthentication1"
+    public static let managerPath = "/org/localauth/LocalAuthentication1"
+    public static let managerInterface = "org.localauth.LocalAuthentication1.Manager"
+    public static let contextInterface = "org.localauth.LocalAuthentication1.Context"
+    public static let simulatorPath = "/org/localauth/LocalAuthentication1/simulator"
+    public static let simulatorInterface = "org.localauth.LocalAuthentication1.Simulator"
+    public static let errorPrefix = "org.localauth.LocalAuthentication1.Error."
 
     /// The directory of the test bundle, where SwiftPM puts the built `localauthd` too.
-    static var binary: String {
+    public static var binary: String {
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var directory = testBinary.deletingLastPathComponent()
         if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
         return directory.appendingPathComponent("localauthd").path
     }
 
-    let bus: PrivateBus
-    let stateDirectory: String
-    let configPath: String
+    public let bus: PrivateBus
+    public let stateDirectory: String
+    public let configPath: String
     private let process: Mutex<Process?> = Mutex(nil)
-    let log: String
+    public let log: String
     /// Holds the configuration, the log and (unless given) the state; removed with this object.
     private let scratch: URL
 
     /// - Parameter configuration: lines for localauthd.conf.
-    init(bus: PrivateBus, stateDirectory: String? = nil, configuration: String = "") throws {
+    public init(bus: PrivateBus, stateDirectory: String? = nil, configuration: String = "") throws {
         self.bus = bus
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("localauthd-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -47,7 +46,7 @@ final class DaemonUnderTest: Sendable {
     }
 
     /// Starts the daemon and waits until it owns its name.
-    func start(watcher: DBusConnection) async throws {
+    public func start(watcher: DBusConnection) async throws {
         let owned = Inbox<String>()
         let subscription = try await watcher.watchNameOwners(Self.busName) { change in
             if let owner = change.newOwner { owned.put(owner) }
@@ -67,14 +66,14 @@ final class DaemonUnderTest: Sendable {
     }
 
     /// SIGKILL: a crash, as far as the daemon can tell.
-    func kill() {
+    public func kill() {
         guard let process = process.withLock({ p in defer { p = nil }; return p }) else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// SIGTERM and wait for the exit status (bounded).
-    func terminate() async throws -> Int32 {
+    public func terminate() async throws -> Int32 {
         guard let process = process.withLock({ $0 }) else { return -1 }
         let exited = Inbox<Int32>()
         process.terminationHandler = { exited.put($0.terminationStatus) }
@@ -85,7 +84,7 @@ final class DaemonUnderTest: Sendable {
         return status
     }
 
-    var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    public var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
     deinit {
         kill()
@@ -94,39 +93,39 @@ final class DaemonUnderTest: Sendable {
 }
 
 /// A client of the daemon: one bus connection with helpers for the API.
-struct Client: Sendable {
-    let connection: DBusConnection
+public struct Client: Sendable {
+    public let connection: DBusConnection
 
-    init(_ bus: PrivateBus) async throws {
+    public init(_ bus: PrivateBus) async throws {
         connection = try await bus.connect()
     }
 
-    func manager(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+    public func manager(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
         try await connection.call(destination: DaemonUnderTest.busName, path: DaemonUnderTest.managerPath,
                                   interface: DaemonUnderTest.managerInterface, member: member, arguments: arguments)
     }
 
-    func createContext(_ options: [String: DBusValue] = [:]) async throws -> String {
+    public func createContext(_ options: [String: DBusValue] = [:]) async throws -> String {
         try #require(try await manager("CreateContext", [.vardict(options)]).first?.objectPath)
     }
 
-    func context(_ path: String, _ member: String, _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
+    public func context(_ path: String, _ member: String, _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
         try await connection.call(destination: DaemonUnderTest.busName, path: path, interface: DaemonUnderTest.contextInterface,
                                   member: member, arguments: arguments, timeout: timeout)
     }
 
-    func simulator(_ member: String, _ arguments: [DBusValue] = []) async throws {
+    public func simulator(_ member: String, _ arguments: [DBusValue] = []) async throws {
         _ = try await connection.call(destination: DaemonUnderTest.busName, path: DaemonUnderTest.simulatorPath,
                                       interface: DaemonUnderTest.simulatorInterface, member: member, arguments: arguments)
     }
 
-    func property(_ path: String, _ name: String) async throws -> DBusValue {
+    public func property(_ path: String, _ name: String) async throws -> DBusValue {
         try await connection.property(name, interface: DaemonUnderTest.contextInterface, path: path, destination: DaemonUnderTest.busName)
     }
 
     /// Starts an evaluation and returns once the daemon has prompted for it (so later calls find it
     /// running); the task gives the D-Bus error name it ended with, nil on success.
-    func begin(_ context: String, policy: UInt32, reason: String = "test") async throws -> Task<String?, Never> {
+    public func begin(_ context: String, policy: UInt32, reason: String = "test") async throws -> Task<String?, Never> {
         let prompted = Inbox<String>()
         let subscription = try await connection.subscribe(
             DBusMatchRule(path: context, interface: DaemonUnderTest.contextInterface, member: "Prompt")) { signal in
@@ -138,12 +137,12 @@ struct Client: Sendable {
         return task
     }
 
-    func userState() async throws -> [String: DBusValue] {
+    public func userState() async throws -> [String: DBusValue] {
         try #require(try await manager("GetUserState").first?.vardict)
     }
 
     /// Sets a passcode and enrolls, through the API.
-    func setUp(passcode: String = "4711-secret", fingers: [String] = [], faces: [String] = []) async throws {
+    public func setUp(passcode: String = "4711-secret", fingers: [String] = [], faces: [String] = []) async throws {
         _ = try await manager("SetPasscode", [.string(""), .string(passcode)])
         for finger in fingers { _ = try await manager("Enroll", [.string("fingerprint"), .string(finger), .string(passcode)]) }
         for face in faces { _ = try await manager("Enroll", [.string("face"), .string(face), .string(passcode)]) }
@@ -151,7 +150,7 @@ struct Client: Sendable {
 }
 
 /// The D-Bus error name a call failed with, or nil if it succeeded.
-func errorName(_ body: () async throws -> Void) async -> String? {
+public func errorName(_ body: () async throws -> Void) async -> String? {
     do {
         try await body()
         return nil
@@ -163,7 +162,7 @@ func errorName(_ body: () async throws -> Void) async -> String? {
 }
 
 /// Starts a private bus and a daemon, runs `body`, and stops both.
-func withDaemon<T: Sendable>(configuration: String = "", allowingEveryUser: Bool = false,
+public func withDaemon<T: Sendable>(configuration: String = "", allowingEveryUser: Bool = false,
                               _ body: (DaemonUnderTest, PrivateBus) async throws -> T) async throws -> T {
     try await withPrivateBus(allowingEveryUser: allowingEveryUser) { bus in
         let daemon = try DaemonUnderTest(bus: bus, configuration: configuration)
