@@ -4,7 +4,20 @@ CONFIG      ?= debug
 # Debian packages the build, the tests and the demo need.
 APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd
 
-.PHONY: all deps build test demo clean help
+# Installation layout (`make install PREFIX=/usr DESTDIR=…`).
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+LIBEXECDIR  ?= $(PREFIX)/libexec
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+DBUSDIR     ?= $(PREFIX)/share/dbus-1
+DOCDIR      ?= $(PREFIX)/share/doc/localauthd
+INSTALLED    = $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
+               $(DBUSDIR)/system-services/org.localauth.LocalAuthentication1.service \
+               $(DBUSDIR)/system.d/org.localauth.LocalAuthentication1.conf \
+               $(patsubst dbus/%,$(DBUSDIR)/interfaces/%,$(wildcard dbus/*.xml)) \
+               $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md
+
+.PHONY: all deps build test demo install uninstall clean help
 
 all: build
 
@@ -12,6 +25,8 @@ help:
 	@echo "make demo   install what is missing, build, run the demo scenario"
 	@echo "make test   install what is missing, build, run every test"
 	@echo "make build  build ($(CONFIG))"
+	@echo "make install PREFIX=/usr [DESTDIR=…]   release build, unit, D-Bus files, sample config"
+	@echo "make uninstall PREFIX=/usr [DESTDIR=…]"
 	@echo "make clean  remove build products"
 
 ## Installs the Debian packages that are missing (needs root; otherwise says what to install).
@@ -38,6 +53,24 @@ demo: deps
 	$(SWIFT) build --product localauthd
 	$(SWIFT) build --product localauth-demo
 	$$($(SWIFT) build --show-bin-path)/localauth-demo
+
+install: deps
+	$(SWIFT) build -c release --product localauthd
+	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/localauthd" "$(DESTDIR)$(LIBEXECDIR)/localauthd"
+	install -d -m 0755 "$(DESTDIR)$(UNITDIR)"
+	sed 's|/usr/libexec/localauthd|$(LIBEXECDIR)/localauthd|' systemd/localauthd.service > "$(DESTDIR)$(UNITDIR)/localauthd.service"
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/localauthd.service"
+	install -D -m 0644 dbus/org.localauth.LocalAuthentication1.service "$(DESTDIR)$(DBUSDIR)/system-services/org.localauth.LocalAuthentication1.service"
+	install -D -m 0644 dbus/org.localauth.LocalAuthentication1.conf "$(DESTDIR)$(DBUSDIR)/system.d/org.localauth.LocalAuthentication1.conf"
+	install -d -m 0755 "$(DESTDIR)$(DBUSDIR)/interfaces"
+	install -m 0644 dbus/*.xml "$(DESTDIR)$(DBUSDIR)/interfaces/"
+	install -D -m 0644 config/localauthd.conf "$(DESTDIR)$(DOCDIR)/localauthd.conf.sample"
+	install -D -m 0644 README.md "$(DESTDIR)$(DOCDIR)/README.md"
+	@echo "installed under $(DESTDIR)$(PREFIX); next: systemctl daemon-reload && systemctl reload dbus && systemctl enable --now localauthd"
+
+uninstall:
+	rm -f $(addprefix "$(DESTDIR),$(addsuffix ",$(INSTALLED)))
+	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
 
 clean:
 	rm -rf .build

@@ -12,13 +12,14 @@ let package = Package(
         // C libraries from Debian's -dev packages.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // Policy core: contexts, policies, errors, lockout ledger. No I/O, no C.
         .target(name: "LocalAuthCore"),
         // The built-in backends: fingerprint and face simulators, Argon2id passcode hashing.
         .target(name: "LocalAuthBackends", dependencies: ["LocalAuthCore", "CSodium"]),
         // The real world behind the core's protocols: atomic state files, configuration files, the system clock.
-        .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore"]),
+        .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore", "CSystemd"]),
         // A small Swift layer over libdbus-1, shared by the daemon and clients.
         .target(name: "LocalAuthDBus", dependencies: ["CDBus"]),
         // The D-Bus API v1: Manager, Context and Simulator objects translating to the engine.

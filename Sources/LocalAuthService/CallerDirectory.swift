@@ -39,7 +39,8 @@ final class CallerDirectory: Sendable {
                     if identity == nil {
                         do {
                             let credentials = try await connection.credentials(of: sender)
-                            identity = .success(BusCaller(caller: Caller(client: ClientID(sender), uid: credentials.uid), credentials: credentials))
+                            identity = .success(BusCaller(caller: Caller(client: ClientID(sender), uid: credentials.uid, pid: credentials.pid),
+                                                          credentials: credentials))
                         } catch {
                             let reason = (error as? DBusError)?.message ?? "\(error)"
                             // Not cached: a later request may succeed, but this one is denied.

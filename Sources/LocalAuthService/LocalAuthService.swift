@@ -1,7 +1,9 @@
+import Dispatch
 import LocalAuthBackends
 import LocalAuthCore
 import LocalAuthDBus
 import LocalAuthSystem
+import Synchronization
 
 /// The daemon's bus side, wired: state, backends, engine, the three objects and the bus name.
 public final class LocalAuthService: Sendable {
@@ -13,6 +15,12 @@ public final class LocalAuthService: Sendable {
 
     public let engine: PolicyEngine
     private let connection: DBusConnection
+    private let watchdog = Mutex<WatchdogSlot>(WatchdogSlot())
+
+    struct WatchdogSlot: @unchecked Sendable {
+        // DispatchSource is thread-safe; the mutex guards the slot.
+        var source: (any DispatchSourceTimer)?
+    }
 
     private init(engine: PolicyEngine, connection: DBusConnection) {
         self.engine = engine
@@ -94,8 +102,29 @@ public final class LocalAuthService: Sendable {
         return LocalAuthService(engine: engine, connection: connection)
     }
 
+    /// `STATUS=` text: what the service is doing now.
+    public func status() async -> String {
+        let counts = await engine.counts()
+        return "\(counts.contexts) contexts, \(counts.evaluations) evaluations running"
+    }
+
+    /// Pings the service manager's watchdog every `interval`, from the queue that serves the bus
+    /// and through the engine, so a stuck bus loop or a stuck engine stops the pings.
+    public func startWatchdog(every interval: Duration) {
+        let source = DispatchSource.makeTimerSource(queue: connection.queue)
+        let nanoseconds = Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000)
+        source.schedule(deadline: .now(), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(10))
+        source.setEventHandler { [weak self] in
+            guard let self else { return }
+            Task { ServiceManager.notify("WATCHDOG=1\nSTATUS=\(await self.status())") }
+        }
+        source.resume()
+        watchdog.withLock { $0.source = source }
+    }
+
     /// Ends every evaluation with systemCancel, sends the replies, and leaves the bus.
     public func shutdown() async {
+        watchdog.withLock { $0.source?.cancel() }
         await engine.shutdown()
         connection.flush()
         connection.close()

@@ -46,7 +46,8 @@ public final class DaemonUnderTest: Sendable {
     }
 
     /// Starts the daemon and waits until it owns its name.
-    public func start(watcher: DBusConnection) async throws {
+    /// - Parameters: `environment` is added to the test's own; `arguments` follow the standard ones.
+    public func start(watcher: DBusConnection, environment: [String: String] = [:], arguments: [String] = []) async throws {
         let owned = Inbox<String>()
         let subscription = try await watcher.watchNameOwners(Self.busName) { change in
             if let owner = change.newOwner { owned.put(owner) }
@@ -54,7 +55,10 @@ public final class DaemonUnderTest: Sendable {
         defer { watcher.unsubscribe(subscription) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--address", bus.address, "--state-dir", stateDirectory, "--config", configPath]
+        process.arguments = ["--address", bus.address, "--state-dir", stateDirectory, "--config", configPath] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         FileManager.default.createFile(atPath: log, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         output.seekToEndOfFile()
@@ -70,6 +74,12 @@ public final class DaemonUnderTest: Sendable {
         guard let process = process.withLock({ p in defer { p = nil }; return p }) else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// Sends `signal` (e.g. SIGHUP) to the running daemon.
+    public func send(_ signal: Int32) {
+        guard let process = process.withLock({ $0 }) else { return }
+        Foundation.kill(process.processIdentifier, signal)
     }
 
     /// SIGTERM and wait for the exit status (bounded).

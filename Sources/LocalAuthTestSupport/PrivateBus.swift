@@ -31,13 +31,18 @@ public final class PrivateBus: Sendable {
 
     /// Starts `dbus-daemon --session --nofork --print-address=1` and reads its address.
     /// - Parameter allowingEveryUser: let processes of other uids connect too.
-    public init(allowingEveryUser: Bool = false) throws {
+    public convenience init(allowingEveryUser: Bool = false) throws {
+        try self.init(configuration: allowingEveryUser ? Self.everyUserConfiguration : nil)
+    }
+
+    /// Starts a `dbus-daemon` with the given configuration text (nil: the standard session bus).
+    public init(configuration: String?) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         process.arguments = ["--nofork", "--print-address=1", "--nopidfile"]
-        if allowingEveryUser {
+        if let configuration {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("bus-\(UUID().uuidString).conf").path
-            try Self.everyUserConfiguration.write(toFile: path, atomically: true, encoding: .utf8)
+            try configuration.write(toFile: path, atomically: true, encoding: .utf8)
             process.arguments! += ["--config-file=\(path)"]
         } else {
             process.arguments! += ["--session"]
@@ -123,7 +128,10 @@ public final class Inbox<Element: Sendable>: Sendable {
         return result
     }
 
-    public struct TimedOut: Error { public let what: String }
+    public struct TimedOut: Error {
+        public let what: String
+        public init(what: String) { self.what = what }
+    }
 }
 
 /// Runs an external program, returning its exit status and standard output; killed after

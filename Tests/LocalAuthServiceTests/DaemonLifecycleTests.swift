@@ -39,7 +39,7 @@ struct DaemonLifecycleTests {
             let running = try await client.begin(try await client.createContext(), policy: 1)
             #expect(try await daemon.terminate() == 0)
             #expect(await running.value == D.errorPrefix + "SystemCancel")
-            #expect(daemon.logText.contains("stopping on signal 15"))
+            #expect(daemon.logText.contains("stopping: SIGTERM"))
         }
     }
 

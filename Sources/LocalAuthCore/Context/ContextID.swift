@@ -21,10 +21,13 @@ public struct ClientID: Hashable, Sendable, CustomStringConvertible {
 public struct Caller: Hashable, Sendable {
     public let client: ClientID
     public let uid: UInt32
+    /// The client's process id, for audit entries; nil when the transport cannot tell.
+    public let pid: UInt32?
 
-    public init(client: ClientID, uid: UInt32) {
+    public init(client: ClientID, uid: UInt32, pid: UInt32? = nil) {
         self.client = client
         self.uid = uid
+        self.pid = pid
     }
 
     /// Root may act for other users and create unlock contexts.

@@ -55,13 +55,13 @@ extension PolicyEngine {
         guard matches else {
             let ledger = userRecord(uid).ledger
             if ledger.passcodeLockedOut {
-                environment.audit.record(AuditEntry(.passcodeLockout, severity: .warning, user: uid, client: client.rawValue, result: "locked",
+                recordAudit(AuditEntry(.passcodeLockout, severity: .warning, user: uid, client: client.rawValue, result: "locked",
                                                     message: "Passcode locked after \(ledger.passcodeFailures) consecutive wrong passcodes; an administrator must reset it."))
                 for (id, record) in contexts where record.user == uid {
                     handle(.passcodePermanentlyLocked, on: id)
                 }
             } else if let retryAfter = ledger.passcodeRetryAfter {
-                environment.audit.record(AuditEntry(.passcodeLockout, severity: .notice, user: uid, client: client.rawValue, result: "delayed",
+                recordAudit(AuditEntry(.passcodeLockout, severity: .notice, user: uid, client: client.rawValue, result: "delayed",
                                                     message: "\(ledger.passcodeFailures) consecutive wrong passcodes; next try allowed in \(Int((retryAfter - now).rounded())) s."))
             }
             return .wrong
@@ -82,6 +82,7 @@ extension PolicyEngine {
 
     /// Sets the passcode (`current` empty when none is set) or changes it (`current` must match).
     public func setPasscode(current: Passcode, new: Passcode, caller: Caller) async throws(LocalAuthError) {
+        remember(caller)
         try new.validateForStorage()
         let uid = caller.uid
         guard let hasher = environment.passcodeHasher else { throw Self.passcodeBackendDisabled }
@@ -100,24 +101,26 @@ extension PolicyEngine {
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.passcodeHash = newHash
         }
-        environment.audit.record(AuditEntry(.passcodeChange, severity: .notice, user: uid, client: caller.client.rawValue,
+        recordAudit(AuditEntry(.passcodeChange, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: verifiedHash == nil ? "set" : "changed", message: verifiedHash == nil ? "Passcode set." : "Passcode changed."))
     }
 
     /// Removes the passcode and, as on Apple devices, every biometric enrollment.
     public func removePasscode(current: Passcode, caller: Caller) async throws(LocalAuthError) {
+        remember(caller)
         let uid = caller.uid
         let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.passcodeHash = nil
             profile.removeAllEnrollments()
         }
-        environment.audit.record(AuditEntry(.passcodeChange, severity: .notice, user: uid, client: caller.client.rawValue,
+        recordAudit(AuditEntry(.passcodeChange, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: "removed", message: "Passcode removed, together with every biometric enrollment."))
     }
 
     /// Enrolls a finger or face appearance; re-enrolling a label replaces it (and changes the domain state).
     public func enroll(_ modality: BiometricModality, label: String, passcode: Passcode, caller: Caller) async throws(LocalAuthError) {
+        remember(caller)
         let uid = caller.uid
         let backend = try enabledBackend(modality)
         try backend.validateEnrollment(label: label, existing: userRecord(uid).profile.labels(of: modality))
@@ -126,12 +129,13 @@ extension PolicyEngine {
             try backend.validateEnrollment(label: label, existing: profile.labels(of: modality))
             profile.enroll(modality, label: label)
         }
-        environment.audit.record(AuditEntry(.enrollmentChange, severity: .notice, user: uid, client: caller.client.rawValue,
+        recordAudit(AuditEntry(.enrollmentChange, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: "enrolled", message: "Enrolled \(modality.rawValue) \(label)."))
     }
 
     /// Removes an enrollment (and any that depend on it, such as a face's alternate appearance).
     public func unenroll(_ modality: BiometricModality, label: String, passcode: Passcode, caller: Caller) async throws(LocalAuthError) {
+        remember(caller)
         let uid = caller.uid
         let backend = try enabledBackend(modality)
         guard userRecord(uid).profile.labels(of: modality).contains(label) else {
@@ -143,23 +147,25 @@ extension PolicyEngine {
             removed = backend.labelsRemoved(withUnenrolling: label, existing: profile.labels(of: modality))
             profile.unenroll(modality, labels: removed)
         }
-        environment.audit.record(AuditEntry(.enrollmentChange, severity: .notice, user: uid, client: caller.client.rawValue,
+        recordAudit(AuditEntry(.enrollmentChange, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: "unenrolled", message: "Unenrolled \(modality.rawValue) \(removed.sorted().joined(separator: ", "))."))
     }
 
     public func setRequireAttention(_ enabled: Bool, passcode: Passcode, caller: Caller) async throws(LocalAuthError) {
+        remember(caller)
         let uid = caller.uid
         let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.requireAttention = enabled
         }
-        environment.audit.record(AuditEntry(.attentionChange, severity: .notice, user: uid, client: caller.client.rawValue,
+        recordAudit(AuditEntry(.attentionChange, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: enabled ? "on" : "off", message: "Require attention turned \(enabled ? "on" : "off")."))
     }
 
     /// Administrator reset: clears every counter and lock of `uid`. A profile that could not be
     /// read is moved aside (kept for inspection) and the user starts afresh.
     public func resetLockout(user uid: UInt32, caller: Caller) throws(LocalAuthError) {
+        remember(caller)
         guard caller.isPrivileged else {
             throw LocalAuthError(.accessDenied, "Only root may reset lockouts.")
         }
@@ -176,7 +182,7 @@ extension PolicyEngine {
             throw LocalAuthError(.serviceFailure, "Could not save the reset ledger of uid \(uid): \(error.message)")
         }
         users[uid] = record
-        environment.audit.record(AuditEntry(.administratorReset, severity: .notice, user: uid, client: caller.client.rawValue,
+        recordAudit(AuditEntry(.administratorReset, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: "reset", message: "An administrator (uid \(caller.uid)) cleared every counter and lock of uid \(uid)."))
     }
 
@@ -256,7 +262,7 @@ extension PolicyEngine {
     }
 
     private func reportStateError(_ message: String, user: UInt32) {
-        environment.audit.record(AuditEntry(.stateError, severity: .error, user: user, result: "fail-closed", message: message))
+        recordAudit(AuditEntry(.stateError, severity: .error, user: user, result: "fail-closed", message: message))
     }
 
     static let passcodeBackendDisabled = LocalAuthError(.notSupported, "The passcode backend is not enabled; add `passcode` to `backends` in localauthd.conf.")

@@ -102,7 +102,7 @@ extension PolicyEngine {
             let lockedNow = users[uid]!.ledger.recordBiometricFailure(maxFailures: configuration.biometryMaxFailures)
             persistLedger(of: uid)
             if lockedNow {
-                environment.audit.record(AuditEntry(.biometryLockout, severity: .notice, user: uid, client: record.owner.rawValue,
+                recordAudit(AuditEntry(.biometryLockout, severity: .notice, user: uid, client: record.owner.rawValue,
                                                     result: "locked", message: "Biometry locked after \(configuration.biometryMaxFailures) consecutive failed attempts."))
             }
             handle(.noMatch(modality, lockedOut: lockedNow), on: id)

@@ -29,7 +29,8 @@ public actor PolicyEngine {
     /// Invalidated contexts remembered per client (to answer invalidContext); older ones are forgotten.
     public static let invalidatedContextsKeptPerClient = 64
 
-    let configuration: Configuration
+    /// Replaced by ``reload(_:)``; the settings bound at start-up stay as they were.
+    private(set) var configuration: Configuration
     let environment: Environment
     /// Enabled biometric backends, at most one per modality, in configuration order.
     let backends: [BiometricModality: any BiometricBackend]
@@ -52,6 +53,8 @@ public actor PolicyEngine {
     /// Contexts whose observable state may have changed since observers last heard.
     var pendingPublication: Set<ContextID> = []
     var publishedDeadline: UnixTime?
+    /// Process ids of connected clients, as their `Caller`s reported them; for audit entries.
+    var clientPIDs: [ClientID: UInt32] = [:]
     var isShutDown = false
 
     /// - Parameter backends: the enabled biometric backends; a second backend of one modality is an error.
@@ -84,6 +87,7 @@ public actor PolicyEngine {
         guard contexts.count < configuration.maxContexts else {
             throw LocalAuthError(.limitsExceeded, "The service holds its maximum of \(configuration.maxContexts) contexts; try again later.")
         }
+        remember(caller)
         lastContextNumber += 1
         let id = ContextID(lastContextNumber)
         contexts[id] = ContextRecord(id: id, owner: caller.client, user: options.user ?? caller.uid, options: options)
@@ -188,6 +192,7 @@ public actor PolicyEngine {
             dirty.insert(id)
         }
         liveContextsByClient[client] = nil
+        clientPIDs[client] = nil
         for id in invalidatedByClient.removeValue(forKey: client) ?? [] {
             invalidatedOwners[id] = nil
         }
@@ -225,6 +230,24 @@ public actor PolicyEngine {
             }
         }
         return result
+    }
+
+    /// Applies a reloaded configuration. Settings bound at start-up (backends, state directory,
+    /// simulator queue and group) keep their old values; their names are returned so the
+    /// administrator can be told a restart applies them. Running evaluations keep their deadline.
+    public func reload(_ new: Configuration) -> [String] {
+        var applied = new
+        var needRestart: [String] = []
+        func keep<Value: Equatable>(_ key: WritableKeyPath<Configuration, Value>, _ name: String) {
+            if applied[keyPath: key] != configuration[keyPath: key] { needRestart.append(name) }
+            applied[keyPath: key] = configuration[keyPath: key]
+        }
+        keep(\.backends, "backends")
+        keep(\.stateDirectory, "state_directory")
+        keep(\.simulatorEventTTL, "simulator_event_ttl")
+        keep(\.simulatorGroup, "simulator_group")
+        configuration = applied
+        return needRestart
     }
 
     /// Numbers for status lines: live contexts and running evaluations.
@@ -413,14 +436,25 @@ public actor PolicyEngine {
         environment.observer?.contextChanged(snapshot(record))
     }
 
+    func remember(_ caller: Caller) {
+        if let pid = caller.pid { clientPIDs[caller.client] = pid }
+    }
+
+    /// Records an audit entry, adding the client's process id when known.
+    func recordAudit(_ entry: AuditEntry) {
+        var entry = entry
+        if entry.clientPID == nil, let client = entry.client { entry.clientPID = clientPIDs[ClientID(client)] }
+        environment.audit.record(entry)
+    }
+
     func audit(_ result: Result<EvaluationSuccess, LocalAuthError>, policy: LAPolicy, user: UInt32, client: ClientID) {
         switch result {
         case .success(let success):
-            environment.audit.record(AuditEntry(.evaluation, user: user, client: client.rawValue, policy: policy,
+            recordAudit(AuditEntry(.evaluation, user: user, client: client.rawValue, policy: policy,
                                                 result: "success", message: "Policy \(policy.rawValue) satisfied by \(success)."))
         case .failure(let error):
             let name = error.code?.name ?? "\(error.kind)"
-            environment.audit.record(AuditEntry(.evaluation, severity: .notice, user: user, client: client.rawValue, policy: policy,
+            recordAudit(AuditEntry(.evaluation, severity: .notice, user: user, client: client.rawValue, policy: policy,
                                                 result: name, message: "Policy \(policy.rawValue) not satisfied: \(error.message)"))
         }
     }

@@ -29,17 +29,20 @@ public struct AuditEntry: Sendable, Hashable, CustomStringConvertible {
     public var user: UInt32
     /// The bus name of the client that caused it, when one did.
     public var client: String?
+    /// That client's process id, when the bus reported it.
+    public var clientPID: UInt32?
     public var policy: LAPolicy?
     /// "success", an LAError name, or what changed.
     public var result: String
     public var message: String
 
-    public init(_ event: Event, severity: Severity = .info, user: UInt32, client: String? = nil,
+    public init(_ event: Event, severity: Severity = .info, user: UInt32, client: String? = nil, clientPID: UInt32? = nil,
                 policy: LAPolicy? = nil, result: String, message: String) {
         self.event = event
         self.severity = severity
         self.user = user
         self.client = client
+        self.clientPID = clientPID
         self.policy = policy
         self.result = result
         self.message = message
@@ -48,6 +51,7 @@ public struct AuditEntry: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var parts = ["\(event.rawValue)", "uid=\(user)"]
         if let client { parts.append("client=\(client)") }
+        if let clientPID { parts.append("pid=\(clientPID)") }
         if let policy { parts.append("policy=\(policy.rawValue)") }
         parts.append("result=\(result)")
         return parts.joined(separator: " ") + ": " + message

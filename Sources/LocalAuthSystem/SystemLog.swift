@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CSystemd
+import LocalAuthCore
+
+/// Where the daemon's log lines and audit entries go: native journal entries with structured
+/// fields when stderr is connected to journald (`$JOURNAL_STREAM` names stderr's device and
+/// inode), otherwise stderr lines with the `<N>` priority prefix of the sd-daemon convention.
+/// Thread-safe: every entry is one syscall.
+public struct SystemLog: AuditSink {
+    public enum Destination: Sendable { case journal, standardError }
+
+    public let destination: Destination
+
+    public init(destination: Destination = SystemLog.detectDestination()) {
+        self.destination = destination
+    }
+
+    /// `.journal` when stderr is the journal stream systemd set up for this service.
+    public static func detectDestination() -> Destination {
+        guard let stream = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return .standardError }
+        let parts = stream.split(separator: ":")
+        var info = stat()
+        guard parts.count == 2, fstat(STDERR_FILENO, &info) == 0,
+              UInt64(parts[0]) == UInt64(info.st_dev), UInt64(parts[1]) == UInt64(info.st_ino) else { return .standardError }
+        return .journal
+    }
+
+    /// One operational message (start-up, shutdown, reload).
+    public func log(_ severity: AuditEntry.Severity, _ message: String) {
+        write(fields: ["MESSAGE": message, "PRIORITY": "\(severity.rawValue)", "SYSLOG_IDENTIFIER": "localauthd"], line: message, severity: severity)
+    }
+
+    public func record(_ entry: AuditEntry) {
+        write(fields: Self.journalFields(of: entry), line: entry.description, severity: entry.severity)
+    }
+
+    private func write(fields: [String: String], line: String, severity: AuditEntry.Severity) {
+        switch destination {
+        case .journal: Self.sendToJournal(fields)
+        case .standardError: writeToStandardError("<\(severity.rawValue)>\(line)\n")
+        }
+    }
+
+    /// The journal fields of an audit entry: a fixed `MESSAGE_ID` per kind of event (documented in
+    /// the README) and `LOCALAUTH_*` fields for the details.
+    public static func journalFields(of entry: AuditEntry) -> [String: String] {
+        var fields = [
+            "MESSAGE": entry.description,
+            "MESSAGE_ID": messageID(entry.event),
+            "PRIORITY": "\(entry.severity.rawValue)",
+            "SYSLOG_IDENTIFIER": "localauthd",
+            "LOCALAUTH_EVENT": entry.event.rawValue,
+            "LOCALAUTH_USER_ID": "\(entry.user)",
+            "LOCALAUTH_RESULT": entry.result,
+        ]
+        if let client = entry.client { fields["LOCALAUTH_CLIENT"] = client }
+        if let pid = entry.clientPID { fields["LOCALAUTH_CLIENT_PID"] = "\(pid)" }
+        if let policy = entry.policy { fields["LOCALAUTH_POLICY"] = "\(policy.rawValue)" }
+        return fields
+    }
+
+    /// Fixed 128-bit ids, one per event kind, so `journalctl MESSAGE_ID=…` finds them.
+    public static func messageID(_ event: AuditEntry.Event) -> String {
+        switch event {
+        case .evaluation: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f601"
+        case .biometryLockout: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f602"
+        case .passcodeLockout: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f603"
+        case .passcodeChange: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f604"
+        case .enrollmentChange: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f605"
+        case .attentionChange: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f606"
+        case .administratorReset: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f607"
+        case .stateError: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f608"
+        }
+    }
+
+    /// `sd_journal_sendv` with one iovec per `FIELD=value` (the variadic `sd_journal_send` is not
+    /// callable from Swift). Values may not contain newlines in this simple encoding; they are
+    /// replaced by spaces.
+    private static func sendToJournal(_ fields: [String: String]) {
+        let buffers = fields.sorted { $0.key < $1.key }.map { key, value in
+            let bytes = Array("\(key)=\(value.replacingNewlines())".utf8)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            buffer.copyBytes(from: bytes)
+            return buffer
+        }
+        defer { buffers.forEach { $0.deallocate() } }
+        let vectors = buffers.map { iovec(iov_base: $0.baseAddress, iov_len: $0.count) }
+        _ = sd_journal_sendv(vectors, Int32(vectors.count))
+    }
+}
+
+/// Writes `text` to standard error with one write(2), so concurrent lines never interleave.
+public func writeToStandardError(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+extension String {
+    fileprivate func replacingNewlines() -> String {
+        String(map { $0 == "\n" ? " " : $0 })
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import LocalAuthCore
+import LocalAuthSystem
+import Testing
+
+@Suite("Journal fields and the sample configuration", .timeLimit(.minutes(1)))
+struct SystemLogTests {
+    @Test func auditEntriesBecomeStructuredJournalFields() {
+        let entry = AuditEntry(.evaluation, severity: .notice, user: 1000, client: ":1.7", clientPID: 4242,
+                               policy: .deviceOwnerAuthentication, result: "BiometryLockout", message: "Policy 2 not satisfied.")
+        let fields = SystemLog.journalFields(of: entry)
+        #expect(fields["MESSAGE_ID"] == "4e1a2c7b9d0f4f3e8a61b2c3d4e5f601")
+        #expect(fields["PRIORITY"] == "5" && fields["SYSLOG_IDENTIFIER"] == "localauthd")
+        #expect(fields["LOCALAUTH_USER_ID"] == "1000" && fields["LOCALAUTH_CLIENT"] == ":1.7" && fields["LOCALAUTH_CLIENT_PID"] == "4242")
+        #expect(fields["LOCALAUTH_POLICY"] == "2" && fields["LOCALAUTH_RESULT"] == "BiometryLockout" && fields["LOCALAUTH_EVENT"] == "evaluation")
+        #expect(fields["MESSAGE"] == "evaluation uid=1000 client=:1.7 pid=4242 policy=2 result=BiometryLockout: Policy 2 not satisfied.")
+    }
+
+    @Test func everyEventHasItsOwnFixedMessageID() {
+        let ids = AuditEntry.Event.allCases.map(SystemLog.messageID)
+        #expect(Set(ids).count == AuditEntry.Event.allCases.count)
+        #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+    }
+
+    @Test func withoutJournalStreamLogsGoToStandardError() {
+        #expect(SystemLog.detectDestination() == .standardError || ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil)
+    }
+
+    @Test func theSampleConfigurationListsEveryKeyWithItsDefault() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = repository.appendingPathComponent("config/localauthd.conf").path
+        #expect(try ConfigurationLoader.load(path: path) == Configuration())
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for key in ["backends", "preferred_biometry", "biometry_max_failures", "fingerprint_attempts_per_evaluation",
+                    "face_attempts_per_evaluation", "passcode_delays", "passcode_max_failures", "evaluation_timeout",
+                    "simulator_event_ttl", "simulator_group", "max_contexts_per_client", "max_contexts", "state_directory"] {
+            #expect(text.contains("\(key) ="), "the sample lacks \(key)")
+        }
+    }
+}
