@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "LocalAuthCore", targets: ["LocalAuthCore"]),
         .executable(name: "localauthd", targets: ["localauthd"]),
         .executable(name: "localauth-demo", targets: ["localauth-demo"]),
+        .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages.
@@ -26,6 +27,11 @@ let package = Package(
         .target(name: "LocalAuthService", dependencies: ["LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus"]),
         // The daemon: options, configuration, logging, signals.
         .executableTarget(name: "localauthd", dependencies: ["LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus"]),
+        // `import LocalAuthentication`: Apple's client API (LAContext, LAPolicy, LAError) talking to localauthd.
+        .target(name: "LocalAuthentication", dependencies: ["LocalAuthDBus"]),
+        // Apple-platform code that builds unchanged against LocalAuthentication.
+        .executableTarget(name: "BiometricAuthManagerExample", dependencies: ["LocalAuthentication"],
+                          path: "Examples/BiometricAuthManager"),
         // Test doubles and a harness that drive the core without a bus, disk or real clock.
         .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthCore", "LocalAuthBackends", "LocalAuthDBus"]),
 
@@ -38,6 +44,8 @@ let package = Package(
         .testTarget(name: "LocalAuthDBusTests", dependencies: ["LocalAuthDBus", "LocalAuthTestSupport"]),
         // Integration: the real localauthd binary on a private bus, driven by gdbus, busctl, python3-dbus and LocalAuthDBus.
         .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthenticationTests",
+                    dependencies: ["LocalAuthentication", "LocalAuthDBus", "LocalAuthTestSupport", "localauthd", "BiometricAuthManagerExample"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,13 @@
+/// The biometric hardware an `LAContext` would use, with Apple's raw values.
+public enum LABiometryType: Int, Sendable, Hashable, CaseIterable {
+    case none = 0
+    /// A fingerprint sensor.
+    case touchID = 1
+    /// A face sensor.
+    case faceID = 2
+    /// Apple's iris sensor. Declared so code written for Apple platforms builds; localauthd never reports it.
+    case opticID = 4
+
+    @available(*, deprecated, renamed: "none")
+    public static var typeNone: LABiometryType { .none }
+}

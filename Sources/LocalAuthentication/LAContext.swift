@@ -1,0 +1,156 @@
+import Dispatch
+import Foundation
+import LocalAuthDBus
+import Synchronization
+
+/// Apple's `NSErrorPointer`, which swift-corelibs-foundation does not declare: pass `&error` for a
+/// `var error: NSError?`, or `nil`.
+public typealias NSErrorPointer = UnsafeMutablePointer<NSError?>?
+
+/// Apple's `LATouchIDAuthenticationMaximumAllowableReuseDuration`: the longest reuse window, in seconds.
+public let LATouchIDAuthenticationMaximumAllowableReuseDuration: TimeInterval = 300
+
+/// An authentication context, as Apple's: checks and evaluates policies, here through localauthd.
+///
+/// Each `LAContext` has one daemon context, created on first use with the properties set so far;
+/// later property changes are sent to it. `invalidate()` and deinit invalidate it. The daemon is
+/// reached on the system bus unless `LOCALAUTH_BUS=session` or `LOCALAUTH_BUS_ADDRESS` says
+/// otherwise (read when the `LAContext` is created); all contexts of a process share one connection
+/// per bus, made on first use and made again after it is lost.
+///
+/// Thread-safe: every member may be used from any thread. Replies run on a private queue.
+/// If localauthd cannot be reached, checks and evaluations fail with `biometryNotAvailable`
+/// (biometric policies), `passcodeNotSet` (`deviceOwnerAuthentication`) or `companionNotAvailable`.
+public final class LAContext: Sendable {
+    let session: ContextSession
+
+    /// Where `evaluatePolicy` replies run: never the caller's queue.
+    static let replyQueue = DispatchQueue(label: "org.localauth.LocalAuthentication.reply", attributes: .concurrent)
+
+    public convenience init() {
+        self.init(bus: DaemonBus.fromEnvironment())
+    }
+
+    /// A context that reaches localauthd at `busAddress`, whatever the environment says (tests run
+    /// many private daemons at once).
+    @_spi(Testing) public convenience init(busAddress: String) {
+        self.init(bus: .success(.address(busAddress)))
+    }
+
+    init(bus: Result<DBusBus, LAError>) {
+        session = ContextSession(bus: bus)
+    }
+
+    /// Fire and forget: the worker invalidates the daemon context after this object is gone.
+    deinit {
+        session.invalidate()
+    }
+
+    /// Whether `policy` could be evaluated now. Blocks until localauthd answers. Sets `biometryType`
+    /// and, for the biometric policies, `evaluatedPolicyDomainState`.
+    /// - Parameter error: receives the `LAError` (domain `com.apple.LocalAuthentication`) when it returns false.
+    public func canEvaluatePolicy(_ policy: LAPolicy, error: NSErrorPointer) -> Bool {
+        let answered = DispatchSemaphore(value: 0)
+        let outcome = Outcome()
+        session.send(.canEvaluate(policy) { failure in
+            outcome.set(failure)
+            answered.signal()
+        })
+        answered.wait()
+        guard let failure = outcome.value else { return true }
+        error?.pointee = failure as NSError
+        return false
+    }
+
+    /// Evaluates `policy`, showing `localizedReason` to the user (in localauthd's prompts). `reply`
+    /// runs on a private queue once the evaluation ends: `(true, nil)` or `(false, LAError)`.
+    public func evaluatePolicy(
+        _ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void
+    ) {
+        session.send(.evaluate(policy, reason: reason(localizedReason)) { failure in
+            Self.replyQueue.async { reply(failure == nil, failure) }
+        })
+    }
+
+    /// Evaluates `policy`: returns true, or throws the `LAError` that ended it. Cancelling the task
+    /// does not end the evaluation; `invalidate()` does.
+    public func evaluatePolicy(_ policy: LAPolicy, localizedReason: String) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            session.send(.evaluate(policy, reason: reason(localizedReason)) { failure in
+                if let failure { continuation.resume(throwing: failure) } else { continuation.resume(returning: true) }
+            })
+        }
+    }
+
+    /// Ends a running evaluation with `appCancel`; afterwards every call fails with `invalidContext`.
+    public func invalidate() {
+        session.invalidate()
+    }
+
+    /// `none` until `canEvaluatePolicy` is called; then the sensor localauthd would use (Face first by default).
+    public var biometryType: LABiometryType {
+        session.state.withLock { $0.biometryType }
+    }
+
+    /// The fallback button's title; nil is the default ("Enter Password"), "" hides the button.
+    public var localizedFallbackTitle: String? {
+        get { session.state.withLock { $0.options.localizedFallbackTitle } }
+        set { session.update(.localizedFallbackTitle) { $0.localizedFallbackTitle = newValue } }
+    }
+
+    /// The cancel button's title; nil (or "") is the default ("Cancel").
+    public var localizedCancelTitle: String? {
+        get { session.state.withLock { $0.options.localizedCancelTitle } }
+        set { session.update(.localizedCancelTitle) { $0.localizedCancelTitle = newValue } }
+    }
+
+    /// The reason used when `evaluatePolicy` is given an empty one.
+    public var localizedReason: String {
+        get { session.state.withLock { $0.options.localizedReason } }
+        set { session.state.withLock { $0.options.localizedReason = newValue } }
+    }
+
+    /// When true, an evaluation that would need the user fails with `notInteractive` at once
+    /// (unless the reuse window satisfies it).
+    public var interactionNotAllowed: Bool {
+        get { session.state.withLock { $0.options.interactionNotAllowed } }
+        set { session.update(.interactionNotAllowed) { $0.interactionNotAllowed = newValue } }
+    }
+
+    /// Seconds within which the user's last device unlock satisfies policies 1, 2 and 4 without a new
+    /// match; 0 (the default) turns reuse off, values above 300 are 300.
+    public var touchIDAuthenticationAllowableReuseDuration: TimeInterval {
+        get { session.state.withLock { $0.options.allowableReuseDuration } }
+        set {
+            let seconds = newValue.isNaN ? 0 : min(max(newValue, 0), LATouchIDAuthenticationMaximumAllowableReuseDuration)
+            session.update(.allowableReuseDuration) { $0.allowableReuseDuration = seconds }
+        }
+    }
+
+    /// nil until `canEvaluatePolicy` succeeds for a biometric policy or an evaluation succeeds by a
+    /// biometric match; then 32 bytes that change whenever the user's enrollments change.
+    public var evaluatedPolicyDomainState: Data? {
+        session.state.withLock { $0.domainState }
+    }
+
+    /// The daemon context's object path, once it exists.
+    @_spi(Testing) public var daemonContextPath: String? {
+        session.state.withLock { $0.daemon?.path }
+    }
+
+    /// The connection all contexts of this process share for `busAddress`.
+    @_spi(Testing) public static func sharedConnection(busAddress: String) async throws -> DBusConnection {
+        try await DaemonBus.connection(to: .address(busAddress))
+    }
+
+    private func reason(_ given: String) -> String {
+        LocalAuthDaemon.acceptableText(given.isEmpty ? localizedReason : given)
+    }
+}
+
+/// A check's answer handed from the worker to the blocked caller.
+private final class Outcome: Sendable {
+    private let error = Mutex<LAError?>(nil)
+    func set(_ value: LAError?) { error.withLock { $0 = value } }
+    var value: LAError? { error.withLock { $0 } }
+}

@@ -1,0 +1,67 @@
+import LocalAuthDBus
+
+extension LAError {
+    /// The error for a failed call to an existing daemon context (the README's mapping table).
+    ///
+    /// `Error.<Name>` becomes the code of that name. `UnknownObject` and `AccessDenied` mean the
+    /// daemon no longer knows this context as ours (it restarted, or our connection was replaced):
+    /// `invalidContext`. Losing the daemon or the bus: `unavailable(for:)`. `NoReply` (the daemon
+    /// died during the evaluation) and every other refusal (`InvalidArgs`, `NotSupported`, `Busy`,
+    /// `Failed`, …): `systemCancel`. The daemon's message is kept.
+    init(reply error: any Error, policy: LAPolicy) {
+        guard let error = error as? DBusError else {
+            self.init(.systemCancel, message: "localauthd could not be asked: \(error)")
+            return
+        }
+        let name = error.name.rawValue
+        if name.hasPrefix(LocalAuthDaemon.errorPrefix),
+           let code = Self.code(named: String(name.dropFirst(LocalAuthDaemon.errorPrefix.count))) {
+            self.init(code, message: error.message)
+            return
+        }
+        switch error.name {
+        case .unknownObject, .accessDenied:
+            self.init(.invalidContext, message: "localauthd no longer knows this context (\(error.message)); create a new LAContext.")
+        case .serviceUnknown, .nameHasNoOwner, .disconnected, .limitsExceeded:
+            self = .unavailable(for: policy, because: error)
+        default:
+            self.init(.systemCancel, message: error.message.isEmpty ? error.name.rawValue : error.message)
+        }
+    }
+
+    /// What an evaluation or check reports when localauthd cannot be used at all (not running, no
+    /// bus, no context to be had): `biometryNotAvailable` for the biometric policies,
+    /// `passcodeNotSet` for `deviceOwnerAuthentication`, `companionNotAvailable` for the companion ones.
+    static func unavailable(for policy: LAPolicy, because error: any Error) -> LAError {
+        let reason = (error as? DBusError)?.message ?? (error as? LAError)?.localizedDescription ?? "\(error)"
+        let message = "localauthd cannot be reached (\(reason)). Start it (systemctl start localauthd) or point LOCALAUTH_BUS / LOCALAUTH_BUS_ADDRESS at the bus it runs on."
+        switch policy {
+        case .deviceOwnerAuthenticationWithBiometrics, .deviceOwnerAuthenticationWithBiometricsOrCompanion:
+            return LAError(.biometryNotAvailable, message: message)
+        case .deviceOwnerAuthentication:
+            return LAError(.passcodeNotSet, message: message)
+        case .deviceOwnerAuthenticationWithCompanion, .deviceOwnerAuthenticationWithWristDetection:
+            return LAError(.companionNotAvailable, message: message)
+        }
+    }
+
+    /// The code whose D-Bus error name is `name` (`AuthenticationFailed` → `authenticationFailed`).
+    static func code(named name: String) -> Code? {
+        switch name {
+        case "AuthenticationFailed": .authenticationFailed
+        case "UserCancel": .userCancel
+        case "UserFallback": .userFallback
+        case "SystemCancel": .systemCancel
+        case "PasscodeNotSet": .passcodeNotSet
+        case "BiometryNotAvailable": .biometryNotAvailable
+        case "BiometryNotEnrolled": .biometryNotEnrolled
+        case "BiometryLockout": .biometryLockout
+        case "AppCancel": .appCancel
+        case "InvalidContext": .invalidContext
+        case "CompanionNotAvailable": .companionNotAvailable
+        case "NotInteractive": .notInteractive
+        case "PasscodeLockout": .passcodeLockout
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// Apple's error domain for LocalAuthentication errors.
+public let LAErrorDomain = "com.apple.LocalAuthentication"
+
+/// An error of `LAContext`, shaped as Apple's: a struct with a `code`, bridged to `NSError` with the
+/// domain `com.apple.LocalAuthentication`.
+///
+/// Match it as on Apple platforms: `catch let error as LAError { switch error.code { … } }` or
+/// `catch LAError.userCancel`. On Linux an `NSError` (as `canEvaluatePolicy(_:error:)` hands out)
+/// does not cast back with `as? LAError`; use `LAError(_nsError:)` or `LAError.Code(rawValue: error.code)`.
+public struct LAError: Error, CustomNSError, Hashable, Sendable {
+    /// Apple's codes, plus `passcodeLockout`, this project's extension.
+    public enum Code: Int, Sendable, Hashable, CaseIterable {
+        /// The user gave wrong credentials (attempts of this evaluation used up, or a wrong passcode).
+        case authenticationFailed = -1
+        /// The user cancelled.
+        case userCancel = -2
+        /// The user chose the fallback button of a biometrics-only evaluation.
+        case userFallback = -3
+        /// The system stopped the evaluation (timeout, daemon shutdown, a refused request).
+        case systemCancel = -4
+        /// No passcode is set.
+        case passcodeNotSet = -5
+        /// No biometric sensor is available (or localauthd is unreachable, for biometric policies).
+        case biometryNotAvailable = -6
+        /// No fingerprint or face is enrolled.
+        case biometryNotEnrolled = -7
+        /// Too many failed biometric attempts; the passcode unlocks biometry again.
+        case biometryLockout = -8
+        /// The app invalidated the context during the evaluation.
+        case appCancel = -9
+        /// The context was invalidated.
+        case invalidContext = -10
+        /// No companion device (watch) is available; always so on Linux.
+        case companionNotAvailable = -11
+        /// macOS only: no paired biometric accessory. Never produced here.
+        case biometryNotPaired = -12
+        /// macOS only: the biometric accessory is disconnected. Never produced here.
+        case biometryDisconnected = -13
+        /// macOS only: invalid UI dimensions. Never produced here.
+        case invalidDimensions = -14
+        /// `interactionNotAllowed` is set and the evaluation would need the user.
+        case notInteractive = -1004
+        /// localauthd's extension, not Apple's: the passcode is delayed after wrong attempts, or
+        /// locked until an administrator resets it. The error message says which and until when.
+        case passcodeLockout = -9001
+
+        @available(*, deprecated, renamed: "biometryNotAvailable")
+        public static var touchIDNotAvailable: Code { .biometryNotAvailable }
+        @available(*, deprecated, renamed: "biometryNotEnrolled")
+        public static var touchIDNotEnrolled: Code { .biometryNotEnrolled }
+        @available(*, deprecated, renamed: "biometryLockout")
+        public static var touchIDLockout: Code { .biometryLockout }
+        @available(*, deprecated, renamed: "companionNotAvailable")
+        public static var watchNotAvailable: Code { .companionNotAvailable }
+
+        /// Lets `catch LAError.userCancel` match an error with this code.
+        public static func ~= (pattern: Code, error: any Error) -> Bool {
+            (error as? LAError)?.code == pattern
+        }
+    }
+
+    public let code: Code
+    /// What happened and what the user can do, from localauthd when it answered.
+    private let message: String
+
+    /// Apple's initializer; a `NSLocalizedDescriptionKey` string in `userInfo` becomes the description.
+    public init(_ code: Code, userInfo: [String: Any] = [:]) {
+        self.init(code, message: userInfo[NSLocalizedDescriptionKey] as? String)
+    }
+
+    /// An `LAError` from an `NSError` of the domain `com.apple.LocalAuthentication`; other domains and
+    /// unknown codes become `systemCancel`.
+    public init(_nsError error: NSError) {
+        let code = error.domain == LAErrorDomain ? Code(rawValue: error.code) : nil
+        self.init(code ?? .systemCancel, message: error.localizedDescription)
+    }
+
+    init(_ code: Code, message: String?) {
+        self.code = code
+        self.message = message ?? Self.defaultMessage(code)
+    }
+
+    public static var errorDomain: String { LAErrorDomain }
+    public var errorCode: Int { code.rawValue }
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
+    public var userInfo: [String: Any] { errorUserInfo }
+    public var localizedDescription: String { message }
+
+    public static var authenticationFailed: Code { .authenticationFailed }
+    public static var userCancel: Code { .userCancel }
+    public static var userFallback: Code { .userFallback }
+    public static var systemCancel: Code { .systemCancel }
+    public static var passcodeNotSet: Code { .passcodeNotSet }
+    public static var biometryNotAvailable: Code { .biometryNotAvailable }
+    public static var biometryNotEnrolled: Code { .biometryNotEnrolled }
+    public static var biometryLockout: Code { .biometryLockout }
+    public static var appCancel: Code { .appCancel }
+    public static var invalidContext: Code { .invalidContext }
+    public static var companionNotAvailable: Code { .companionNotAvailable }
+    public static var biometryNotPaired: Code { .biometryNotPaired }
+    public static var biometryDisconnected: Code { .biometryDisconnected }
+    public static var invalidDimensions: Code { .invalidDimensions }
+    public static var notInteractive: Code { .notInteractive }
+    public static var passcodeLockout: Code { .passcodeLockout }
+    @available(*, deprecated, renamed: "biometryNotAvailable")
+    public static var touchIDNotAvailable: Code { .biometryNotAvailable }
+    @available(*, deprecated, renamed: "biometryNotEnrolled")
+    public static var touchIDNotEnrolled: Code { .biometryNotEnrolled }
+    @available(*, deprecated, renamed: "biometryLockout")
+    public static var touchIDLockout: Code { .biometryLockout }
+    @available(*, deprecated, renamed: "companionNotAvailable")
+    public static var watchNotAvailable: Code { .companionNotAvailable }
+
+    private static func defaultMessage(_ code: Code) -> String {
+        switch code {
+        case .authenticationFailed: "Authentication failed: the credentials were not recognized."
+        case .userCancel: "Authentication was cancelled by the user."
+        case .userFallback: "The user chose to authenticate another way."
+        case .systemCancel: "Authentication was cancelled by the system."
+        case .passcodeNotSet: "No passcode is set; set one with the localauth tool first."
+        case .biometryNotAvailable: "No biometric sensor is available."
+        case .biometryNotEnrolled: "No fingerprint or face is enrolled; enroll one first."
+        case .biometryLockout: "Biometry is locked after too many failed attempts; enter the passcode to unlock it."
+        case .appCancel: "The application cancelled authentication."
+        case .invalidContext: "This LAContext was invalidated; create a new one."
+        case .companionNotAvailable: "No companion device is available."
+        case .biometryNotPaired: "No biometric accessory is paired."
+        case .biometryDisconnected: "The biometric accessory is disconnected."
+        case .invalidDimensions: "Invalid dimensions."
+        case .notInteractive: "Authentication needs the user, but interaction is not allowed."
+        case .passcodeLockout: "The passcode is locked after too many wrong attempts."
+        }
+    }
+}

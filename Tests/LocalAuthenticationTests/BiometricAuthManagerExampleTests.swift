@@ -1,0 +1,52 @@
+import Foundation
+import LocalAuthTestSupport
+import Synchronization
+import Testing
+
+/// The iOS-style example, built unchanged against LocalAuthentication, run against a private daemon.
+@Suite("BiometricAuthManager example", .timeLimit(.minutes(1)))
+struct BiometricAuthManagerExampleTests {
+    @Test func theExampleAuthenticatesTwiceByQueuedTouches() async throws {
+        try await withDaemon { _, bus in
+            let admin = try await Client(bus)
+            try await admin.setUp(fingers: ["right-index-finger"])
+            for _ in 1...2 { try await admin.simulator("Touch", [.string("right-index-finger")]) }
+            let (status, output) = try await run(example, environment: ["LOCALAUTH_BUS_ADDRESS": bus.address])
+            #expect(status == 0, "\(output)")
+            #expect(output.contains("biometry: faceID") && output.contains("available: true"))
+            #expect(output.contains("callback: success") && output.contains("async: success"))
+        }
+    }
+
+    @Test func withoutADaemonTheExampleSaysWhy() async throws {
+        let (status, output) = try await run(example, environment: ["LOCALAUTH_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+        #expect(status == 1)
+        #expect(output.contains("available: false (Set a device passcode to use this feature.)"))
+        #expect(output.contains("callback: failed [-5]"))
+    }
+
+    var example: String {
+        URL(fileURLWithPath: DaemonUnderTest.binary).deletingLastPathComponent().appendingPathComponent("BiometricAuthManagerExample").path
+    }
+
+    /// Runs a program with extra environment variables; killed after `timeout`.
+    func run(_ path: String, environment: [String: String], timeout: Duration = .seconds(20)) async throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let exited = Inbox<Int32>()
+        process.terminationHandler = { exited.put($0.terminationStatus) }
+        try process.run()
+        let status: Int32
+        do {
+            status = try await exited.next(within: timeout)
+        } catch {
+            kill(process.processIdentifier, SIGKILL)
+            throw error
+        }
+        return (status, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+}
