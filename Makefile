@@ -9,7 +9,7 @@ APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python
 all: build
 
 help:
-	@echo "make demo   install what is missing, build, run the demo scenario"
+	@echo "make demo   install what is missing, build, walk through the localauth CLI on a private bus"
 	@echo "make test   install what is missing, build, run every test"
 	@echo "make build  build ($(CONFIG))"
 	@echo "make clean  remove build products"
@@ -36,8 +36,8 @@ test: deps
 
 demo: deps
 	$(SWIFT) build --product localauthd
-	$(SWIFT) build --product localauth-demo
-	$$($(SWIFT) build --show-bin-path)/localauth-demo
+	$(SWIFT) build --product localauth
+	BIN=$$($(SWIFT) build --show-bin-path) scripts/demo.sh
 
 clean:
 	rm -rf .build
