@@ -22,7 +22,7 @@ INSTALLED    = $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
 all: build
 
 help:
-	@echo "make demo   install what is missing, build, run the demo scenario"
+	@echo "make demo   install what is missing, build, walk through the localauth CLI on a private bus"
 	@echo "make test   install what is missing, build, run every test"
 	@echo "make build  build ($(CONFIG))"
 	@echo "make install PREFIX=/usr [DESTDIR=…]   release build, unit, D-Bus files, sample config"
@@ -51,8 +51,8 @@ test: deps
 
 demo: deps
 	$(SWIFT) build --product localauthd
-	$(SWIFT) build --product localauth-demo
-	$$($(SWIFT) build --show-bin-path)/localauth-demo
+	$(SWIFT) build --product localauth
+	BIN=$$($(SWIFT) build --show-bin-path) scripts/demo.sh
 
 install: deps
 	$(SWIFT) build -c release --product localauthd

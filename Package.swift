@@ -6,7 +6,7 @@ let package = Package(
     products: [
         .library(name: "LocalAuthCore", targets: ["LocalAuthCore"]),
         .executable(name: "localauthd", targets: ["localauthd"]),
-        .executable(name: "localauth-demo", targets: ["localauth-demo"]),
+        .executable(name: "localauth", targets: ["localauth"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
     ],
     targets: [
@@ -35,8 +35,8 @@ let package = Package(
         // Test doubles and a harness that drive the core without a bus, disk or real clock.
         .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthCore", "LocalAuthBackends", "LocalAuthDBus"]),
 
-        // `make demo`: the daemon on a private bus, driven through real evaluations step by step.
-        .executableTarget(name: "localauth-demo", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        // The command-line client for people and scripts, over the D-Bus API only.
+        .executableTarget(name: "localauth", dependencies: ["LocalAuthDBus"]),
 
         .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthBackendsTests", dependencies: ["LocalAuthBackends", "LocalAuthTestSupport"]),
@@ -46,6 +46,8 @@ let package = Package(
         .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthenticationTests",
                     dependencies: ["LocalAuthentication", "LocalAuthDBus", "LocalAuthTestSupport", "localauthd", "BiometricAuthManagerExample"]),
+        // The real localauth binary against the real localauthd on a private bus.
+        .testTarget(name: "LocalAuthCLITests", dependencies: ["localauth", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,78 @@
+import LocalAuthDBus
+
+/// Why a command did not succeed; each case has one exit status and a message a person can act on.
+enum CLIError: Error, Sendable {
+    case usage(String)
+    case unreachable(String)
+    case accessDenied(String)
+    case authentication(LAErrorName, String)
+    case refused(String)
+    case temporary(String)
+    case failed(String)
+
+    var exitStatus: Int32 {
+        switch self {
+        case .usage: ExitStatus.usage
+        case .unreachable: ExitStatus.unreachable
+        case .accessDenied: ExitStatus.accessDenied
+        case .authentication(let error, _): error.exitStatus
+        case .refused: ExitStatus.refused
+        case .temporary: ExitStatus.temporary
+        case .failed: ExitStatus.failed
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .usage(let message), .unreachable(let message), .accessDenied(let message), .refused(let message),
+             .temporary(let message), .failed(let message):
+            message
+        case .authentication(let error, let daemonMessage): error.feedback(daemonMessage: daemonMessage)
+        }
+    }
+
+    /// The stable `--json` spelling: `{"error": {"name", "code"?, "exitStatus", "message"}}`.
+    var json: JSONValue {
+        var fields: [(String, JSONValue)] = []
+        switch self {
+        case .authentication(let error, _):
+            fields = [("name", .string(error.swiftName)), ("code", .int(error.code))]
+        case .usage: fields = [("name", "usage")]
+        case .unreachable: fields = [("name", "unreachable")]
+        case .accessDenied: fields = [("name", "accessDenied")]
+        case .refused: fields = [("name", "refused")]
+        case .temporary: fields = [("name", "temporary")]
+        case .failed: fields = [("name", "failed")]
+        }
+        fields += [("exitStatus", .int(Int(exitStatus))), ("message", .string(message))]
+        return .object(fields)
+    }
+
+    /// Translates a D-Bus error; `bus` names the bus for the "not reachable" hint.
+    init(_ error: DBusError, bus: String) {
+        if let name = LAErrorName(dbusName: error.name.rawValue) {
+            self = .authentication(name, error.message)
+            return
+        }
+        switch error.name {
+        case .accessDenied:
+            self = .accessDenied("Access denied: \(error.message)")
+        case .serviceUnknown, .nameHasNoOwner:
+            self = .unreachable("localauthd is not running on \(bus) (no owner of org.localauth.LocalAuthentication1). Start it (systemctl start localauthd, or localauthd --session), or choose another bus with --system, --session or --address.")
+        case .noReply, .timeout:
+            self = .unreachable("localauthd did not reply in time on \(bus): \(error.message) (raise --timeout?)")
+        case .disconnected:
+            self = .unreachable("The connection to \(bus) was lost: \(error.message)")
+        case .invalidArgs, .notSupported, .unknownMethod, .unknownObject, .unknownInterface, .unknownProperty:
+            self = .refused(error.message)
+        case .limitsExceeded:
+            self = .temporary(error.message)
+        default:
+            switch error.name.rawValue {
+            case LAErrorName.dbusPrefix + "Busy": self = .temporary(error.message)
+            case LAErrorName.dbusPrefix + "NotEvaluating": self = .refused(error.message)
+            default: self = .failed("\(error.message) (\(error.name.rawValue))")
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import LocalAuthDBus
+
+/// One connection to localauthd and the calls the commands make, with errors turned into `CLIError`s.
+struct DaemonClient: Sendable {
+    static let busName = "org.localauth.LocalAuthentication1"
+    static let managerPath = "/org/localauth/LocalAuthentication1"
+    static let managerInterface = "org.localauth.LocalAuthentication1.Manager"
+    static let contextInterface = "org.localauth.LocalAuthentication1.Context"
+    static let simulatorPath = "/org/localauth/LocalAuthentication1/simulator"
+    static let simulatorInterface = "org.localauth.LocalAuthentication1.Simulator"
+
+    let connection: DBusConnection
+    let global: GlobalOptions
+    var timeout: Duration { global.timeout ?? .seconds(25) }
+
+    static func connect(_ global: GlobalOptions) async throws(CLIError) -> DaemonClient {
+        do {
+            return DaemonClient(connection: try await DBusConnection.connect(to: global.bus), global: global)
+        } catch let error as DBusError {
+            throw .unreachable("Cannot connect to \(global.busDescription): \(error.message). Is the bus running? Choose one with --system, --session or --address.")
+        } catch {
+            throw .unreachable("Cannot connect to \(global.busDescription): \(error).")
+        }
+    }
+
+    func translate<T: Sendable>(_ body: @Sendable () async throws -> T) async throws(CLIError) -> T {
+        do {
+            return try await body()
+        } catch let error as DBusError {
+            throw CLIError(error, bus: global.busDescription)
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    @discardableResult
+    func manager(_ member: String, _ arguments: [DBusValue] = []) async throws(CLIError) -> [DBusValue] {
+        try await translate {
+            try await connection.call(destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface,
+                                      member: member, arguments: arguments, timeout: timeout)
+        }
+    }
+
+    @discardableResult
+    func context(_ path: String, _ member: String, _ arguments: [DBusValue] = [], timeout: Duration? = nil) async throws(CLIError) -> [DBusValue] {
+        try await translate {
+            try await connection.call(destination: Self.busName, path: path, interface: Self.contextInterface,
+                                      member: member, arguments: arguments, timeout: timeout ?? self.timeout)
+        }
+    }
+
+    func simulator(_ member: String, _ arguments: [DBusValue] = []) async throws(CLIError) {
+        _ = try await translate {
+            try await connection.call(destination: Self.busName, path: Self.simulatorPath, interface: Self.simulatorInterface,
+                                      member: member, arguments: arguments, timeout: timeout)
+        }
+    }
+
+    func managerProperty(_ name: String) async throws(CLIError) -> DBusValue {
+        try await translate {
+            try await connection.property(name, interface: Self.managerInterface, path: Self.managerPath,
+                                          destination: Self.busName, timeout: timeout)
+        }
+    }
+
+    func contextProperty(_ path: String, _ name: String) async throws(CLIError) -> DBusValue {
+        try await translate {
+            try await connection.property(name, interface: Self.contextInterface, path: path, destination: Self.busName, timeout: timeout)
+        }
+    }
+
+    func createContext(_ options: [String: DBusValue] = [:]) async throws(CLIError) -> String {
+        guard let path = try await manager("CreateContext", [.vardict(options)]).first?.objectPath else {
+            throw .failed("CreateContext replied without an object path.")
+        }
+        return path
+    }
+
+    func userState() async throws(CLIError) -> UserState {
+        guard let values = try await manager("GetUserState").first?.vardict else {
+            throw .failed("GetUserState replied without a dictionary.")
+        }
+        return UserState(values)
+    }
+
+    func backends() async throws(CLIError) -> [Backend] {
+        let value = try await managerProperty("Backends")
+        return (value.arrayElements ?? []).compactMap { element in
+            guard let fields = element.structure, fields.count == 3, let id = fields[0].string,
+                  let modality = fields[1].string, let available = fields[2].bool else { return nil }
+            return Backend(id: id, modality: modality, available: available)
+        }
+    }
+
+    /// A passcode as the string argument D-Bus needs. That copy is short-lived and cannot be wiped;
+    /// the caller wipes its bytes.
+    static func passcodeArgument(_ passcode: [UInt8]) -> DBusValue {
+        .string(String(decoding: passcode, as: UTF8.self))
+    }
+
+    func close() { connection.close() }
+}
+
+/// An enabled backend, from the Manager's `Backends` property.
+struct Backend: Sendable {
+    let id: String
+    let modality: String
+    let available: Bool
+
+    var json: JSONValue { .object([("id", .string(id)), ("modality", .string(modality)), ("available", .bool(available))]) }
+}

@@ -1,0 +1,181 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import LocalAuthDBus
+
+/// `evaluate`: one EvaluatePolicy on a context of our own, with its prompts, the passcode typed on
+/// the terminal (or given on standard input), the fallback key and Ctrl-C.
+///
+/// Everything that happens (a prompt signal, a line typed, Ctrl-C, the reply) becomes an `Event` on
+/// one stream that the main actor handles in order, so the evaluation's state needs no lock.
+@MainActor
+enum EvaluateCommand {
+    private enum Event {
+        case prompt(kind: String, message: String)
+        /// A line typed on the terminal; nil at end of input.
+        case line([UInt8]?)
+        case interrupt
+        /// The reply to EvaluatePolicy: nil on success.
+        case finished(CLIError?)
+    }
+
+    static func run(_ invocation: Invocation) async throws(CLIError) -> Int32 {
+        guard let reason = invocation.value("--reason"), !reason.isEmpty else {
+            throw .usage("evaluate needs --reason TEXT: why you ask, shown to the user.")
+        }
+        let policy = try invocation.policy()
+        let options = try contextOptions(invocation)
+        let fromStdin = invocation.flag("--passcode-stdin")
+        guard !fromStdin || policy.takesPasscode else {
+            throw .usage("--passcode-stdin needs --policy owner: policy \(policy.name) takes no passcode.")
+        }
+        let output = invocation.output
+        // Until the evaluation runs there is nothing to cancel; the daemon drops the context with our connection.
+        Interrupts.handler = {
+            Terminal.restoreEcho()
+            exit(LAErrorName.userCancel.exitStatus)
+        }
+        var stdinPasscode = fromStdin ? try await Secret.readStandardInput(lines: 1)[0] : []
+        defer { Secret.wipe(&stdinPasscode) }
+
+        let client = try await DaemonClient.connect(invocation.global)
+        defer { client.close() }
+        let context = try await client.createContext(options)
+        let (events, continuation) = AsyncStream<Event>.makeStream()
+        let subscription = try await client.translate {
+            try await client.connection.subscribe(
+                DBusMatchRule(path: context, interface: DaemonClient.contextInterface, member: "Prompt")) { signal in
+                continuation.yield(.prompt(kind: signal.arguments.first?.string ?? "", message: signal.arguments.dropFirst().first?.string ?? ""))
+            }
+        }
+        defer { client.connection.unsubscribe(subscription) }
+        Interrupts.handler = { continuation.yield(.interrupt) }
+        defer { Interrupts.handler = nil }
+
+        let fallbackTitle = invocation.value("--fallback-title") ?? "Enter Password"
+        var reader: (any DispatchSourceRead)?
+        // The terminal is read only when standard input is one, so a script's evaluation never grabs it.
+        if !fromStdin, !invocation.flag("--no-interaction"), policy.takesPasscode || !fallbackTitle.isEmpty, isatty(0) == 1,
+           let fd = Terminal.openWithoutEcho() {
+            reader = Terminal.readLines(from: fd) { continuation.yield(.line($0)) }
+        }
+        defer {
+            reader?.cancel()
+            Terminal.restoreEcho()
+        }
+
+        Task {
+            do throws(CLIError) {
+                try await client.context(context, "EvaluatePolicy", [.uint32(policy.rawValue), .string(reason)],
+                                         timeout: invocation.global.timeout ?? .seconds(86_400))
+                continuation.yield(.finished(nil))
+            } catch {
+                continuation.yield(.finished(error))
+            }
+        }
+
+        var outcome: CLIError?
+        /// Set when the CLI itself ended the evaluation for a reason other than Ctrl-C.
+        var verdict: CLIError?
+        var cancelling = false, hinted = false, offeredStdin = false
+        func cancel(because reason: CLIError?) async {
+            guard !cancelling else { return }
+            cancelling = true
+            verdict = reason
+            _ = try? await client.context(context, "Cancel", timeout: .seconds(5))
+            // The reply to EvaluatePolicy normally follows at once; never wait for it long.
+            Task {
+                try? await Task.sleep(for: .seconds(5))
+                continuation.yield(.finished(.authentication(.userCancel, "")))
+            }
+        }
+
+        loop: for await event in events {
+            switch event {
+            case .prompt(let kind, let message):
+                if output.json {
+                    output.result("", json: .object([("event", "prompt"), ("kind", .string(kind)), ("message", .string(message))]))
+                } else {
+                    output.note(message)
+                }
+                if fromStdin, !offeredStdin {
+                    offeredStdin = true
+                    if let refusal = await submit(stdinPasscode, client, context) {
+                        await cancel(because: refusal)
+                    }
+                }
+                if reader != nil, !hinted, !cancelling {
+                    hinted = true
+                    output.note(policy.takesPasscode
+                        ? "(Type your passcode and press Enter; it is not shown.)"
+                        : "(Press Enter for “\(fallbackTitle)”, Ctrl-C to cancel.)")
+                }
+            case .line(var line?):
+                defer { Secret.wipe(&line) }
+                if line.isEmpty {
+                    do throws(CLIError) {
+                        try await client.context(context, "Fallback")
+                    } catch {
+                        output.note("There is no fallback: --fallback-title is empty.")
+                    }
+                } else if policy.takesPasscode {
+                    // A wrong passcode comes back as a passcode-wrong prompt as well; a delay needs words here.
+                    if case .authentication(.passcodeLockout, _)? = await submit(line, client, context) {
+                        let wait = (try? await client.userState().passcodeWait) ?? 0
+                        output.note(wait > 0 ? "passcode: next try in \(UserState.words(seconds: wait))" : "Passcode locked.")
+                    }
+                } else {
+                    output.note("Policy \(policy.name) takes no passcode: press Enter alone for “\(fallbackTitle)”, or Ctrl-C to cancel.")
+                }
+            case .line(nil):
+                reader = nil
+            case .interrupt:
+                await cancel(because: nil)
+            case .finished(let error):
+                outcome = error
+                break loop
+            }
+        }
+
+        guard let failure = verdict ?? outcome else {
+            output.result("Authenticated.", json: .object([("event", "result"), ("success", true)]))
+            return ExitStatus.success
+        }
+        guard case .authentication = failure else { throw failure }
+        if output.json {
+            output.result("", json: .object([("event", "result"), ("success", false), ("error", failure.json)]))
+        } else {
+            output.error(failure)
+        }
+        return failure.exitStatus
+    }
+
+    /// Offers the passcode; nil when it was taken (or the evaluation already ended), otherwise why not.
+    private static func submit(_ passcode: [UInt8], _ client: DaemonClient, _ context: String) async -> CLIError? {
+        do throws(CLIError) {
+            try await client.context(context, "SubmitPasscode", [DaemonClient.passcodeArgument(passcode)])
+            return nil
+        } catch {
+            if case .refused = error { return nil }
+            return error
+        }
+    }
+
+    private static func contextOptions(_ invocation: Invocation) throws(CLIError) -> [String: DBusValue] {
+        var options: [String: DBusValue] = [:]
+        if let title = invocation.value("--fallback-title") { options["LocalizedFallbackTitle"] = .string(title) }
+        if let title = invocation.value("--cancel-title") {
+            guard !title.isEmpty else { throw .usage("--cancel-title must not be empty.") }
+            options["LocalizedCancelTitle"] = .string(title)
+        }
+        if invocation.flag("--no-interaction") { options["InteractionNotAllowed"] = .bool(true) }
+        if let text = invocation.value("--reuse") {
+            guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+                throw .usage("--reuse needs a number of seconds (0 to 300), not “\(text)”.")
+            }
+            options["AllowableReuseDuration"] = .double(seconds)
+        }
+        return options
+    }
+}

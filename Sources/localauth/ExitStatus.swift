@@ -1,0 +1,44 @@
+/// Exit statuses other than the LAErrors' (see `LAErrorName.exitStatus`); sysexits values where one fits.
+enum ExitStatus {
+    static let success: Int32 = 0
+    /// The daemon refused the input (InvalidArgs, NotSupported, NotEvaluating), or two passcodes differ.
+    static let refused: Int32 = 65
+    /// The daemon failed (Failed, or an unexpected reply).
+    static let failed: Int32 = 70
+    /// Bad command line.
+    static let usage: Int32 = 64
+    /// No bus, or no localauthd on it, or no reply in time.
+    static let unreachable: Int32 = 69
+    /// Busy or LimitsExceeded: try again later.
+    static let temporary: Int32 = 75
+    /// AccessDenied.
+    static let accessDenied: Int32 = 77
+    /// Ctrl-C outside `evaluate` (which exits with userCancel's status instead).
+    static let interrupted: Int32 = 130
+
+    /// The table printed by `localauth --help` and kept in the README.
+    static var table: String {
+        var lines = ["  0    success (can-evaluate: the policy can be evaluated)"]
+        for error in LAErrorName.allCases {
+            let status = "\(error.exitStatus)".padding(toLength: 5)
+            lines.append("  \(status)\(error.swiftName) (LAError \(error.code))")
+        }
+        lines += [
+            "  64   usage error",
+            "  65   refused by localauthd: invalid input or not supported",
+            "  69   localauthd or the bus not reachable",
+            "  70   localauthd failed",
+            "  75   busy or a limit reached: try again later",
+            "  77   access denied",
+            "  130  interrupted (Ctrl-C; during evaluate: userCancel's status)",
+        ]
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    /// Pads with spaces on the right to at least `length` characters.
+    func padding(toLength length: Int) -> String {
+        count >= length ? self + " " : self + String(repeating: " ", count: length - count)
+    }
+}

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LocalAuthDBus
+
+/// `monitor`: follows what the bus lets one client see.
+///
+/// Prompts are unicast to the context's owner, so another client's prompts are invisible here by
+/// design. What it shows: the caller's user state (GetUserState) and the backends' availability,
+/// read every `--interval` seconds, one line per change; and localauthd starting or stopping
+/// (NameOwnerChanged). State and owner events run on the main actor.
+@MainActor
+enum MonitorCommand {
+    static let details = """
+        Shows, one line each: your state when it starts, then every change of your enrollments,
+        passcode, require-attention setting, failure counters and lockouts (read with GetUserState every
+        --interval seconds), sensors becoming available or not, and localauthd starting or stopping.
+        Prompts of evaluations (yours in other processes, or other users') are sent only to the process
+        that evaluates, so monitor cannot show them. Ctrl-C stops it (exit status 0).
+        JSON lines: {"event":"state","time":UNIX,"changed":[…],"user":{…},"backends":[…]},
+        {"event":"daemon","time":UNIX,"running":BOOL}.
+        """
+
+    private struct Snapshot: Equatable {
+        var state: UserState
+        var backends: [String]
+    }
+
+    static func run(_ invocation: Invocation) async throws(CLIError) -> Int32 {
+        let intervalText = invocation.value("--interval") ?? "1"
+        guard let interval = Double(intervalText), interval >= 0.05, interval <= 3600 else {
+            throw .usage("--interval needs a number of seconds from 0.05 to 3600, not “\(intervalText)”.")
+        }
+        var remaining = Int.max
+        if let countText = invocation.value("--count") {
+            guard let count = Int(countText), count > 0 else { throw .usage("--count needs a positive number, not “\(countText)”.") }
+            remaining = count
+        }
+        let client = try await DaemonClient.connect(invocation.global)
+        defer { client.close() }
+        let output = invocation.output
+
+        let (events, continuation) = AsyncStream<Wake>.makeStream()
+        _ = try await client.translate {
+            try await client.connection.watchNameOwners(DaemonClient.busName) { _ in continuation.yield(.daemon) }
+        }
+        Interrupts.handler = { continuation.yield(.stop) }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(Int64(interval * 1000)))
+                continuation.yield(.tick)
+            }
+        }
+        defer {
+            ticker.cancel()
+            continuation.finish()
+        }
+
+        var previous: Snapshot?
+        var running = true
+        continuation.yield(.tick)
+        for await wake in events {
+            guard wake != .stop, remaining > 0 else { break }
+            let snapshot: Snapshot
+            do throws(CLIError) {
+                let state = try await client.userState()
+                let backends = try await client.backends()
+                snapshot = Snapshot(state: state, backends: backends.map { "\($0.id) \($0.available ? "available" : "not available")" })
+            } catch {
+                guard case .unreachable = error else { throw error }
+                if running {
+                    running = false
+                    remaining -= 1
+                    line(output, human: "localauthd is not running", json: [("event", "daemon"), ("running", false)])
+                }
+                continue
+            }
+            if !running {
+                running = true
+                remaining -= 1
+                line(output, human: "localauthd started", json: [("event", "daemon"), ("running", true)])
+                if remaining == 0 { break }
+            }
+            guard snapshot != previous else { continue }
+            let changed = describeChanges(from: previous, to: snapshot)
+            previous = snapshot
+            remaining -= 1
+            line(output, human: changed.joined(separator: "; "), json: [
+                ("event", "state"), ("changed", .array(changed.map { .string($0) })),
+                ("user", snapshot.state.json), ("backends", .array(snapshot.backends.map { .string($0) })),
+            ])
+        }
+        return ExitStatus.success
+    }
+
+    /// Why the loop wakes: the interval passed, localauthd's bus name changed hands, or Ctrl-C.
+    private enum Wake { case tick, daemon, stop }
+
+    private static func line(_ output: Output, human: String, json fields: [(String, JSONValue)]) {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        let clock = [parts.tm_hour, parts.tm_min, parts.tm_sec].map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
+        output.result("\(clock) \(human)", json: .object([fields[0], ("time", .int(now))] + fields.dropFirst()))
+    }
+
+    /// Words for what changed; everything (the current state) for the first line.
+    private static func describeChanges(from old: Snapshot?, to new: Snapshot) -> [String] {
+        var changes: [String] = []
+        let state = new.state
+        func note(_ differs: Bool, _ text: String) { if old == nil || differs { changes.append(text) } }
+        note(old?.state.passcodeSet != state.passcodeSet, "passcode \(state.passcodeSet ? "set" : "not set")")
+        note(old?.state.enrollments != state.enrollments,
+             "enrollments: " + (state.enrollments.isEmpty ? "none" : state.enrollments.map { "\($0.modality) \($0.label)" }.joined(separator: ", ")))
+        note(old?.state.requireAttention != state.requireAttention, "require attention \(state.requireAttention ? "on" : "off")")
+        note(old?.state.biometryFailures != state.biometryFailures, "biometry failures \(state.biometryFailures)")
+        note(old?.state.biometryLockedOut != state.biometryLockedOut,
+             state.biometryLockedOut ? "biometry locked: enter your passcode" : "biometry not locked")
+        note(old?.state.passcodeFailures != state.passcodeFailures, "passcode failures \(state.passcodeFailures)")
+        note(old?.state.passcodeRetryAfter != state.passcodeRetryAfter || old?.state.passcodeLockedOut != state.passcodeLockedOut,
+             state.passcodeLockedOut ? "passcode locked"
+                : state.passcodeWait > 0 ? "passcode: next try in \(UserState.words(seconds: state.passcodeWait))" : "passcode not delayed")
+        note(old?.backends != new.backends, "backends: " + new.backends.joined(separator: ", "))
+        return changes
+    }
+}

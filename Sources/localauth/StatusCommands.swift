@@ -1,0 +1,110 @@
+import LocalAuthDBus
+
+/// `status`, `can-evaluate` and `enrollments`: read-only commands that count nothing.
+@MainActor
+enum StatusCommands {
+    static func status(_ invocation: Invocation) async throws(CLIError) -> Int32 {
+        let client = try await DaemonClient.connect(invocation.global)
+        defer { client.close() }
+        let version = try await client.managerProperty("Version").string ?? "?"
+        let backends = try await client.backends()
+        let state = try await client.userState()
+        let context = try await client.createContext()
+        let biometrics = try await check(.biometrics, on: context, client)
+        let owner = try await check(.owner, on: context, client)
+        let biometryType = BiometryType(try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
+        try await client.context(context, "Invalidate")
+
+        var lines = ["localauthd \(version) on \(invocation.global.busDescription)"]
+        lines.append("backends: " + backends.map { backend in
+            backend.modality == "passcode" ? backend.id : "\(backend.id) (\(backend.available ? "available" : "not available"))"
+        }.joined(separator: ", "))
+        lines.append("biometry type: \(biometryType.words)")
+        lines.append("enrollments: " + (state.enrollments.isEmpty ? "none" : state.enrollments.map { "\($0.modality) \($0.label)" }.joined(separator: ", ")))
+        lines.append("passcode: \(state.passcodeSet ? "set" : "not set")")
+        lines.append("require attention: \(state.requireAttention ? "on" : "off")")
+        lines += state.lockoutLines.isEmpty ? ["lockout: none"] : state.lockoutLines
+        lines.append("can evaluate biometrics: " + biometrics.words)
+        lines.append("can evaluate owner: " + owner.words)
+        invocation.output.result(lines.joined(separator: "\n"), json: .object([
+            ("version", .string(version)),
+            ("backends", .array(backends.map(\.json))),
+            ("biometryType", .string(biometryType.name)),
+            ("user", state.json),
+            ("canEvaluate", .object([("biometrics", biometrics.json), ("owner", owner.json)])),
+        ]))
+        return ExitStatus.success
+    }
+
+    static func canEvaluate(_ invocation: Invocation) async throws(CLIError) -> Int32 {
+        let policy = try invocation.policy()
+        let client = try await DaemonClient.connect(invocation.global)
+        defer { client.close() }
+        let context = try await client.createContext()
+        let answer = try await check(policy, on: context, client)
+        let biometryType = BiometryType(try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
+        try await client.context(context, "Invalidate")
+        invocation.output.result("\(policy.name): \(answer.words)", json: .object([
+            ("policy", .string(policy.name)), ("value", .int(Int(policy.rawValue))),
+            ("biometryType", .string(biometryType.name)), ("result", answer.json),
+        ]))
+        return answer.error?.exitStatus ?? ExitStatus.success
+    }
+
+    static func enrollments(_ invocation: Invocation) async throws(CLIError) -> Int32 {
+        let client = try await DaemonClient.connect(invocation.global)
+        defer { client.close() }
+        let state = try await client.userState()
+        let human = state.enrollments.isEmpty
+            ? "No enrollments. Enroll one with: localauth enroll fingerprint right-index-finger"
+            : state.enrollments.map { "\($0.modality)\t\($0.label)" }.joined(separator: "\n")
+        invocation.output.result(human, json: .object([("enrollments", .array(state.enrollments.map(\.json)))]))
+        return ExitStatus.success
+    }
+
+    /// CanEvaluatePolicy: nil error when it could be evaluated, else the LAError it would fail with.
+    static func check(_ policy: Policy, on context: String, _ client: DaemonClient) async throws(CLIError) -> Answer {
+        do throws(CLIError) {
+            try await client.context(context, "CanEvaluatePolicy", [.uint32(policy.rawValue)])
+            return Answer(error: nil)
+        } catch {
+            guard case .authentication = error else { throw error }
+            return Answer(error: error)
+        }
+    }
+
+    /// The outcome of a check.
+    struct Answer {
+        /// Always an `.authentication` error when set.
+        let error: CLIError?
+
+        var words: String { error.map { "no: " + $0.message } ?? "yes" }
+        var json: JSONValue {
+            guard let error else { return .object([("canEvaluate", true)]) }
+            return .object([("canEvaluate", false), ("error", error.json)])
+        }
+    }
+}
+
+/// LABiometryType.
+enum BiometryType: UInt32 {
+    case none = 0, touchID, faceID
+
+    init(_ value: UInt32) { self = BiometryType(rawValue: value) ?? .none }
+
+    var name: String {
+        switch self {
+        case .none: "none"
+        case .touchID: "touchID"
+        case .faceID: "faceID"
+        }
+    }
+
+    var words: String {
+        switch self {
+        case .none: "none"
+        case .touchID: "Touch ID (fingerprint)"
+        case .faceID: "Face ID (face)"
+        }
+    }
+}
