@@ -46,7 +46,7 @@ struct CommandLineTests {
     }
 
     @Test func passcodeEnrollmentsAttentionAndStatus() async throws {
-        try await withDaemon { _, bus in
+        try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
             let fresh = try await CLI.run(bus, ["status"])
             #expect(fresh.status == 0)
             #expect(fresh.stdout.contains("passcode: not set") && fresh.stdout.contains("enrollments: none"))
@@ -85,7 +85,7 @@ struct CommandLineTests {
     }
 
     @Test func canEvaluateExitStatusesAndJSON() async throws {
-        try await withDaemon { _, bus in
+        try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
             func check(_ policy: String) async throws -> Int32 { try await CLI.run(bus, ["can-evaluate", "--policy", policy]).status }
             let none = try await CLI.run(bus, ["can-evaluate", "--policy", "biometrics"])
             #expect(none.status == 5 && none.stdout == "biometrics: no: No passcode is set. Set one with: localauth passcode set\n")
@@ -111,7 +111,7 @@ struct CommandLineTests {
     }
 
     @Test func simulatorCommandsQueueInputAndResetEmptiesTheQueue() async throws {
-        try await withDaemon { _, bus in
+        try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
             let client = try await Client(bus)
             func pending() async throws -> DBusValue {
                 try await client.connection.property("Pending", interface: DaemonUnderTest.simulatorInterface,
@@ -147,7 +147,7 @@ struct CommandLineTests {
     }
 
     @Test func monitorPrintsTheStateThenOneLinePerChange() async throws {
-        try await withDaemon { _, bus in
+        try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
             let monitor = try CLI.Running(bus, ["--json", "monitor", "--interval", "0.05", "--count", "2"])
             let first = try await monitor.stdoutLines.next(within: .seconds(10))
             #expect(first.hasPrefix(#"{"event":"state","time":"#) && first.contains(#""passcodeSet":false"#))

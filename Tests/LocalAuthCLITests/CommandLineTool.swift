@@ -4,6 +4,10 @@ import Synchronization
 
 /// The real `localauth` binary, run the way a script runs it: arguments, standard input, output.
 enum CommandLineTool {
+    /// The daemon's configuration for CLI tests: simulator input is queued by separate CLI
+    /// processes, which can take longer than the default 10 s TTL on a loaded machine.
+    static let daemonConfiguration = "simulator_event_ttl = 600\n"
+
     /// Next to the test bundle, like `DaemonUnderTest.binary`.
     static var binary: String {
         URL(fileURLWithPath: DaemonUnderTest.binary).deletingLastPathComponent().appendingPathComponent("localauth").path

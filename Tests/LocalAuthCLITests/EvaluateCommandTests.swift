@@ -11,7 +11,7 @@ struct EvaluateCommandTests {
     let reason = ["--reason", "run the test"]
 
     @Test func outcomesAndTheirExitStatuses() async throws {
-        try await withDaemon { _, bus in
+        try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
             let client = try await Client(bus)
             try await client.setUp(fingers: ["right-index-finger"])
             func evaluate(_ arguments: [String], stdin: String = "") async throws -> CLI.Result {
@@ -48,7 +48,7 @@ struct EvaluateCommandTests {
     }
 
     @Test func biometryNotEnrolledNotAvailableAndPasscodeNotSet() async throws {
-        try await withDaemon { _, bus in
+        try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
             let notSet = try await CLI.run(bus, ["evaluate"] + reason)
             #expect(notSet.status == 5 && notSet.stderr.contains("localauth passcode set"))
             let client = try await Client(bus)
@@ -62,7 +62,7 @@ struct EvaluateCommandTests {
     }
 
     @Test func passcodeLockoutSaysWhenToTryAgain() async throws {
-        try await withDaemon { _, bus in
+        try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
             let client = try await Client(bus)
             try await client.setUp()
             for attempt in 1...5 {
@@ -78,7 +78,7 @@ struct EvaluateCommandTests {
     }
 
     @Test func daemonShutdownIsSystemCancel() async throws {
-        try await withDaemon { daemon, bus in
+        try await withDaemon(configuration: CLI.daemonConfiguration) { daemon, bus in
             let client = try await Client(bus)
             try await client.setUp(fingers: ["right-index-finger"])
             let evaluation = try CLI.Running(bus, ["evaluate", "--policy", "biometrics"] + reason)
@@ -90,7 +90,7 @@ struct EvaluateCommandTests {
     }
 
     @Test func ctrlCCancelsTheEvaluationAndCountsNothing() async throws {
-        try await withDaemon { _, bus in
+        try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
             let client = try await Client(bus)
             try await client.setUp(fingers: ["right-index-finger"])
             let evaluation = try CLI.Running(bus, ["evaluate", "--policy", "owner"] + reason)
@@ -141,7 +141,7 @@ struct EvaluateCommandTests {
     }
 
     @Test func passcodesAreReadFromTheTerminalWithoutEcho() async throws {
-        try await withDaemon { _, bus in
+        try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
             let set = try await onTerminal(bus, [("New passcode:", "typed-secret\\n"), ("Repeat the new passcode:", "typed-secret\\n")],
                                            ["passcode", "set"])
             #expect(set.status == 0, "\(set.output)")
