@@ -4,13 +4,15 @@ CONFIG      ?= debug
 # Debian packages the build, the tests and the demo need.
 APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd
 
-.PHONY: all deps build test demo clean help
+.PHONY: all deps build test demo bench stress clean help
 
 all: build
 
 help:
 	@echo "make demo   install what is missing, build, run the demo scenario"
 	@echo "make test   install what is missing, build, run every test"
+	@echo "make bench  release build; measure latency, throughput, memory, start-up; update BENCHMARKS.md"
+	@echo "make stress the reliability suite, bigger (LOCALAUTH_STRESS=1; see README)"
 	@echo "make build  build ($(CONFIG))"
 	@echo "make clean  remove build products"
 
@@ -38,6 +40,19 @@ demo: deps
 	$(SWIFT) build --product localauthd
 	$(SWIFT) build --product localauth-demo
 	$$($(SWIFT) build --show-bin-path)/localauth-demo
+
+## Release daemon and harness, the C libdbus echo service (the floor), then the measurements.
+bench: deps
+	$(SWIFT) build -c release --product localauthd
+	$(SWIFT) build -c release --product localauth-bench
+	mkdir -p .build
+	cc -O2 -Wall -o .build/bench-echo bench/echo-service.c $$(pkg-config --cflags --libs dbus-1)
+	$$($(SWIFT) build -c release --show-bin-path)/localauth-bench --echo .build/bench-echo --json bench/results.json --markdown BENCHMARKS.md
+
+## The reliability suite with stress-sized rounds (override any LOCALAUTH_* count on the command line).
+stress: deps
+	$(SWIFT) build --build-tests
+	LOCALAUTH_STRESS=1 $(SWIFT) test --skip-build --filter LocalAuthReliabilityTests
 
 clean:
 	rm -rf .build

@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "LocalAuthCore", targets: ["LocalAuthCore"]),
         .executable(name: "localauthd", targets: ["localauthd"]),
         .executable(name: "localauth-demo", targets: ["localauth-demo"]),
+        .executable(name: "localauth-bench", targets: ["localauth-bench"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages.
@@ -31,12 +32,19 @@ let package = Package(
         // `make demo`: the daemon on a private bus, driven through real evaluations step by step.
         .executableTarget(name: "localauth-demo", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
 
+        // `make bench`: latency, throughput, memory and start-up of the release daemon (not part of `make test`).
+        .executableTarget(name: "localauth-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
+                          path: "Benchmarks/localauth-bench"),
+
         .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthBackendsTests", dependencies: ["LocalAuthBackends", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthSystemTests", dependencies: ["LocalAuthSystem", "LocalAuthBackends", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthDBusTests", dependencies: ["LocalAuthDBus", "LocalAuthTestSupport"]),
         // Integration: the real localauthd binary on a private bus, driven by gdbus, busctl, python3-dbus and LocalAuthDBus.
         .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        // Faults and abuse: lockout races, crashes, vanishing clients, a bus fuzzer, access, secrets.
+        // Bounded here; `make stress` runs the same tests bigger (LOCALAUTH_STRESS=1).
+        .testTarget(name: "LocalAuthReliabilityTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
