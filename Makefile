@@ -17,13 +17,15 @@ INSTALLED    = $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
                $(patsubst dbus/%,$(DBUSDIR)/interfaces/%,$(wildcard dbus/*.xml)) \
                $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md
 
-.PHONY: all deps build test demo install uninstall clean help
+.PHONY: all deps build test demo bench stress install uninstall clean help
 
 all: build
 
 help:
 	@echo "make demo   install what is missing, build, walk through the localauth CLI on a private bus"
 	@echo "make test   install what is missing, build, run every test"
+	@echo "make bench  release build; measure latency, throughput, memory, start-up; update BENCHMARKS.md"
+	@echo "make stress the reliability suite, bigger (LOCALAUTH_STRESS=1; see README)"
 	@echo "make build  build ($(CONFIG))"
 	@echo "make install PREFIX=/usr [DESTDIR=…]   release build, unit, D-Bus files, sample config"
 	@echo "make uninstall PREFIX=/usr [DESTDIR=…]"
@@ -71,6 +73,19 @@ install: deps
 uninstall:
 	rm -f $(addprefix "$(DESTDIR),$(addsuffix ",$(INSTALLED)))
 	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
+
+## Release daemon and harness, the C libdbus echo service (the floor), then the measurements.
+bench: deps
+	$(SWIFT) build -c release --product localauthd
+	$(SWIFT) build -c release --product localauth-bench
+	mkdir -p .build
+	cc -O2 -Wall -o .build/bench-echo bench/echo-service.c $$(pkg-config --cflags --libs dbus-1)
+	$$($(SWIFT) build -c release --show-bin-path)/localauth-bench --echo .build/bench-echo --json bench/results.json --markdown BENCHMARKS.md
+
+## The reliability suite with stress-sized rounds (override any LOCALAUTH_* count on the command line).
+stress: deps
+	$(SWIFT) build --build-tests
+	LOCALAUTH_STRESS=1 $(SWIFT) test --skip-build --filter LocalAuthReliabilityTests
 
 clean:
 	rm -rf .build

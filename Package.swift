@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "localauthd", targets: ["localauthd"]),
         .executable(name: "localauth", targets: ["localauth"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+        .executable(name: "localauth-bench", targets: ["localauth-bench"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages.
@@ -38,6 +39,10 @@ let package = Package(
         // The command-line client for people and scripts, over the D-Bus API only.
         .executableTarget(name: "localauth", dependencies: ["LocalAuthDBus"]),
 
+        // `make bench`: latency, throughput, memory and start-up of the release daemon (not part of `make test`).
+        .executableTarget(name: "localauth-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
+                          path: "Benchmarks/localauth-bench"),
+
         .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthBackendsTests", dependencies: ["LocalAuthBackends", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthSystemTests", dependencies: ["LocalAuthSystem", "LocalAuthBackends", "LocalAuthTestSupport"]),
@@ -48,6 +53,9 @@ let package = Package(
                     dependencies: ["LocalAuthentication", "LocalAuthDBus", "LocalAuthTestSupport", "localauthd", "BiometricAuthManagerExample"]),
         // The real localauth binary against the real localauthd on a private bus.
         .testTarget(name: "LocalAuthCLITests", dependencies: ["localauth", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        // Faults and abuse: lockout races, crashes, vanishing clients, a bus fuzzer, access, secrets.
+        // Bounded here; `make stress` runs the same tests bigger (LOCALAUTH_STRESS=1).
+        .testTarget(name: "LocalAuthReliabilityTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,70 @@
+import Foundation
+
+/// The figures of one `make bench` run: printed as a table, written as JSON and spliced into
+/// BENCHMARKS.md between the `bench:begin` and `bench:end` markers.
+struct BenchmarkReport: Codable, Sendable {
+    struct Figure: Codable, Sendable {
+        var name: String
+        var value: Double
+        var unit: String
+        var goal: String
+        /// Spread over the runs, e.g. `min 41 / max 48`.
+        var spread: String
+    }
+
+    var date: String
+    var machine: String
+    var runs: Int
+    var figures: [Figure] = []
+    /// The largest resident mappings of the idle daemon, to show where its memory goes.
+    var idleMemoryByMapping: [String] = []
+
+    mutating func add(_ name: String, _ sample: Sample, _ unit: String, goal: String = "", decimals: Int = 1) {
+        figures.append(Figure(name: name, value: sample.median, unit: unit, goal: goal,
+                              spread: "\(Self.format(sample.minimum, decimals)) – \(Self.format(sample.maximum, decimals))"))
+    }
+
+    static func format(_ value: Double, _ decimals: Int = 1) -> String {
+        String(format: "%.\(decimals)f", value)
+    }
+
+    var markdownTable: String {
+        var lines = ["| measurement (median of \(runs) runs) | value | unit | runs: min – max | goal |", "| --- | ---: | --- | --- | --- |"]
+        for figure in figures {
+            let decimals = figure.value >= 100 ? 0 : (figure.value >= 10 ? 1 : 2)
+            lines.append("| \(figure.name) | \(Self.format(figure.value, decimals)) | \(figure.unit) | \(figure.spread) | \(figure.goal) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    var markdown: String {
+        """
+        Measured \(date) on \(machine); \(runs) runs per figure, ratios taken within each run.
+
+        \(markdownTable)
+
+        Largest resident mappings of the idle daemon (KiB, `/proc/PID/smaps`):
+        \(idleMemoryByMapping.map { "`\($0)`" }.joined(separator: ", "))
+        """
+    }
+
+    func writeJSON(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(self).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Replaces the text between the markers in `path`, or appends a marked section if missing.
+    func splice(into path: String) throws {
+        let begin = "<!-- bench:begin (written by make bench) -->", end = "<!-- bench:end -->"
+        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Benchmarks\n"
+        let section = "\(begin)\n\(markdown)\n\(end)"
+        let updated: String
+        if let start = existing.range(of: begin), let stop = existing.range(of: end), start.upperBound <= stop.lowerBound {
+            updated = existing.replacingCharacters(in: start.lowerBound..<stop.upperBound, with: section)
+        } else {
+            updated = existing + "\n" + section + "\n"
+        }
+        try updated.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import LocalAuthDBus
+import LocalAuthTestSupport
+import Synchronization
+import Testing
+
+/// Another user (uid 65534 through setpriv) can neither call, read nor hear my context, nor drive
+/// the simulator or reset lockouts.
+@Suite("Access", .timeLimit(.minutes(2)))
+struct AccessTests {
+    typealias D = DaemonUnderTest
+    static let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    static let stranger = #"""
+import sys, dbus
+bus = dbus.bus.BusConnection(sys.argv[1]); N = 'org.localauth.LocalAuthentication1'; M = '/org/localauth/LocalAuthentication1'
+def attempt(name, call):
+    try: call(); print(name, 'allowed')
+    except dbus.DBusException as e: print(name, e.get_dbus_name())
+context = bus.get_object(N, sys.argv[2], introspect=False)
+for member, arguments in [('CanEvaluatePolicy', [dbus.UInt32(2)]), ('EvaluatePolicy', [dbus.UInt32(2), 'x']), ('SubmitPasscode', ['guess-1234']),
+                          ('Cancel', []), ('Fallback', []), ('Invalidate', [])]:
+    attempt('context-' + member, lambda: context.get_dbus_method(member, N + '.Context')(*arguments))
+properties = dbus.Interface(context, 'org.freedesktop.DBus.Properties')
+attempt('context-Get', lambda: properties.Get(N + '.Context', 'State'))
+attempt('context-GetAll', lambda: properties.GetAll(N + '.Context'))
+attempt('context-Set', lambda: properties.Set(N + '.Context', 'LocalizedCancelTitle', dbus.String('mine', variant_level=1)))
+simulator = bus.get_object(N, M + '/simulator', introspect=False)
+for member, arguments in [('Touch', ['right-index-finger']), ('FingerprintRetry', ['too-fast']), ('PresentFace', ['primary', True]),
+                          ('SetConnected', ['fingerprint', False]), ('Reset', [])]:
+    attempt('simulator-' + member, lambda: simulator.get_dbus_method(member, N + '.Simulator')(*arguments))
+manager = dbus.Interface(bus.get_object(N, M, introspect=False), N + '.Manager')
+attempt('manager-ResetLockout-root', lambda: manager.ResetLockout(dbus.UInt32(0)))
+attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65534)))
+"""#
+
+    @Test func anotherUserCannotCallReadOrHearMyContextNorDriveTheSimulator() async throws {
+        try await withDaemon(allowingEveryUser: true) { daemon, bus in
+            let owner = try await Client(bus)
+            try await owner.setUp(fingers: ["right-index-finger"])
+            for _ in 0..<2 {  // two failures on record, which a reset would clear
+                let context = try await owner.createContext()
+                async let failed = errorName { _ = try await owner.context(context, "EvaluatePolicy", [.uint32(1), .string("x")]) }
+                try await owner.simulator("Touch", [.string("left-thumb")])
+                _ = try await owner.context(context, "Cancel")
+                _ = await failed
+            }
+            let before = try await owner.userState()
+            let context = try await owner.createContext()
+
+            // A stranger listening to everything the daemon sends, with ordinary match rules.
+            let monitor = Process()
+            monitor.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            monitor.arguments = Self.nobody + ["/usr/bin/gdbus", "monitor", "--address", bus.address, "--dest", D.busName]
+            let lines = Inbox<String>(), heard = Mutex("")
+            let pipe = Pipe()
+            monitor.standardOutput = pipe
+            monitor.standardError = pipe
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                heard.withLock { $0 += text }
+                for line in text.split(separator: "\n") { lines.put(String(line)) }
+            }
+            try monitor.run()
+            defer { kill(monitor.processIdentifier, SIGKILL); monitor.waitUntilExit() }
+            // gdbus subscribes before it asks who owns the name, so this line means it listens.
+            while try await !lines.next(within: .seconds(10)).contains("is owned by") {}
+
+            let attempts = try await runTool("/usr/bin/setpriv", Self.nobody + ["/usr/bin/python3", "-c", Self.stranger, bus.address, context],
+                                             timeout: .seconds(30))
+            #expect(attempts.status == 0, "\(attempts.output)")
+            let outcomes = attempts.output.split(separator: "\n")
+            #expect(outcomes.count == 16, "\(attempts.output)")
+            for outcome in outcomes {
+                #expect(outcome.hasSuffix("org.freedesktop.DBus.Error.AccessDenied"), "uid 65534: \(outcome)")
+            }
+            // The owner's own evaluation, with prompts and property changes the stranger must not hear.
+            async let evaluation = owner.context(context, "EvaluatePolicy", [.uint32(1), .string("mine")])
+            try await owner.simulator("Touch", [.string("right-index-finger")])
+            _ = try await evaluation
+            #expect(try await owner.userState()["BiometryFailures"] == .uint32(0))
+            #expect(before["BiometryFailures"] == .uint32(2), "the stranger's ResetLockout must not have cleared them: \(before)")
+
+            // The daemon leaving is the last thing the bus tells the monitor, after all it routed before.
+            daemon.kill()
+            while try await !lines.next(within: .seconds(10)).contains("does not have an owner") {}
+            let transcript = heard.withLock { $0 }
+            #expect(!transcript.contains("/context/"), "uid 65534 heard the owner's context: \(transcript)")
+        }
+    }
+}
