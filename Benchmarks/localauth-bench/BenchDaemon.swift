@@ -34,8 +34,7 @@ final class BenchDaemon: Sendable {
         let gone = Inbox<Bool>()
         let subscription = try await watcher.watchNameOwners(Self.busName) { if $0.newOwner == nil { gone.put(true) } }
         defer { watcher.unsubscribe(subscription) }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        ChildProcess.kill(process)
         _ = try await gone.next(within: .seconds(20))
     }
 }

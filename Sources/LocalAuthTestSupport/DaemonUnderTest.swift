@@ -72,8 +72,7 @@ public final class DaemonUnderTest: Sendable {
     /// SIGKILL: a crash, as far as the daemon can tell.
     public func kill() {
         guard let process = process.withLock({ p in defer { p = nil }; return p }) else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        ChildProcess.kill(process)
     }
 
     /// Sends `signal` (e.g. SIGHUP) to the running daemon.

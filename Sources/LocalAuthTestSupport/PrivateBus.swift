@@ -56,8 +56,7 @@ public final class PrivateBus: Sendable {
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
             guard !chunk.isEmpty else {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                ChildProcess.kill(process)
                 throw BusStartError(message: "dbus-daemon exited before printing its address")
             }
             line.append(chunk)
@@ -70,8 +69,7 @@ public final class PrivateBus: Sendable {
     /// Kills the daemon; every connection to it sees `Disconnected`.
     public func stop() {
         guard let process = process.withLock({ p in defer { p = nil }; return p }) else { return }
-        kill(pid, SIGKILL)
-        process.waitUntilExit()
+        ChildProcess.kill(process)
     }
 
     deinit { stop() }

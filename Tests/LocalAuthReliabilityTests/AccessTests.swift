@@ -62,7 +62,7 @@ attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65
                 for line in text.split(separator: "\n") { lines.put(String(line)) }
             }
             try monitor.run()
-            defer { kill(monitor.processIdentifier, SIGKILL); monitor.waitUntilExit() }
+            defer { ChildProcess.kill(monitor) }
             // gdbus subscribes before it asks who owns the name, so this line means it listens.
             while try await !lines.next(within: .seconds(10)).contains("is owned by") {}
 
