@@ -1,5 +1,8 @@
 import CDBus
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A private connection to a message bus, driven by one serial dispatch queue.
 ///
@@ -207,14 +210,25 @@ public final class DBusConnection: @unchecked Sendable {
         let fd = dbus_watch_get_unix_fd(watch)
         let flags = dbus_watch_get_flags(watch)
         var sources: [any DispatchSourceProtocol] = []
-        if flags & DBUS_WATCH_READABLE.rawValue != 0 {
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        // Each source watches its own duplicate of libdbus's descriptor and closes it in its cancel
+        // handler: libdbus closes the original whenever it likes, and libdispatch must never see a
+        // descriptor closed (and its number reused by another connection) before the source is
+        // cancelled, or its event loop crashes.
+        func watched(_ kind: UInt32) -> Int32? {
+            guard flags & kind != 0 else { return nil }
+            let duplicate = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+            return duplicate >= 0 ? duplicate : nil
+        }
+        if let duplicate = watched(DBUS_WATCH_READABLE.rawValue) {
+            let source = DispatchSource.makeReadSource(fileDescriptor: duplicate, queue: queue)
             source.setEventHandler { [weak self] in self?.handleWatch(watch, DBUS_WATCH_READABLE.rawValue) }
+            source.setCancelHandler { _ = Glibc.close(duplicate) }
             sources.append(source)
         }
-        if flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        if let duplicate = watched(DBUS_WATCH_WRITABLE.rawValue) {
+            let source = DispatchSource.makeWriteSource(fileDescriptor: duplicate, queue: queue)
             source.setEventHandler { [weak self] in self?.handleWatch(watch, DBUS_WATCH_WRITABLE.rawValue) }
+            source.setCancelHandler { _ = Glibc.close(duplicate) }
             sources.append(source)
         }
         watchSources[watch] = sources

@@ -16,3 +16,28 @@ public enum ChildProcess {
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }
 }
+
+extension ChildProcess {
+    /// Reports the child's exit into `inbox` (exit code, or the signal number for a signalled
+    /// child, as Foundation's `terminationStatus`) from a thread blocked in `waitpid`. Use it
+    /// instead of a `terminationHandler`, after `run()`: if Foundation reaps the child first,
+    /// the thread waits for Foundation's own status instead, so no SIGCHLD can be missed and the
+    /// status is reported once.
+    public static func reportExit(of process: Process, into inbox: Inbox<Int32>) {
+        let pid = process.processIdentifier
+        guard pid > 0 else { return }
+        Thread {
+            var status: Int32 = 0
+            var result: pid_t
+            repeat { result = waitpid(pid, &status, 0) } while result == -1 && errno == EINTR
+            guard result == pid else {
+                // Foundation reaped it: its state is final, so this wait ends at once.
+                process.waitUntilExit()
+                inbox.put(process.terminationStatus)
+                return
+            }
+            let signal = status & 0x7f
+            inbox.put(signal == 0 ? (status >> 8) & 0xff : signal)
+        }.start()
+    }
+}

@@ -85,8 +85,8 @@ public final class DaemonUnderTest: Sendable {
     public func terminate() async throws -> Int32 {
         guard let process = process.withLock({ $0 }) else { return -1 }
         let exited = Inbox<Int32>()
-        process.terminationHandler = { exited.put($0.terminationStatus) }
         if !process.isRunning { return process.terminationStatus }
+        ChildProcess.reportExit(of: process, into: exited)
         Foundation.kill(process.processIdentifier, SIGTERM)
         let status = try await exited.next(within: .seconds(20))
         self.process.withLock { $0 = nil }

@@ -142,8 +142,8 @@ public func runTool(_ path: String, _ arguments: [String], timeout: Duration = .
     process.standardOutput = output
     process.standardError = output
     let exited = Inbox<Int32>()
-    process.terminationHandler = { exited.put($0.terminationStatus) }
     try process.run()
+    ChildProcess.reportExit(of: process, into: exited)
     let status: Int32
     do {
         status = try await exited.next(within: timeout)

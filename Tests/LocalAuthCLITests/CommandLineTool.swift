@@ -51,8 +51,8 @@ enum CommandLineTool {
             process.standardOutput = output
             process.standardError = error
             pipes = [output, error]
-            process.terminationHandler = { [exited] in exited.put($0.terminationStatus) }
             try process.run()
+            ChildProcess.reportExit(of: process, into: exited)
             // A blocking reader thread per pipe (FileHandle.readabilityHandler is not reliable here).
             for (pipe, isOut) in [(output, true), (error, false)] {
                 let fd = pipe.fileHandleForReading.fileDescriptor

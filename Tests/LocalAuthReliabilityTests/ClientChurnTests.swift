@@ -76,7 +76,12 @@ print('churned', done)
             }
             #expect(created == 40, "only \(created) of max_contexts = 40 could be created after the churn: contexts left behind; \(reproduce)")
             for holder in holders { holder.connection.close() }
-            let context = try await client.createContext()
+            // The daemon frees the holders' contexts once it sees them leave: bounded retries again.
+            var freed: String?
+            for _ in 0..<200 where freed == nil {
+                do { freed = try await client.createContext() } catch { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            let context = try #require(freed, "the holders' contexts were not freed after they left; \(reproduce)")
             try await client.simulator("Touch", [.string("right-index-finger")])
             _ = try await client.context(context, "EvaluatePolicy", [.uint32(1), .string("after the churn")])
             #expect(try await client.userState()["BiometryFailures"] == .uint32(0), "vanished clients' evaluations were counted; \(reproduce)")

@@ -38,8 +38,8 @@ struct BiometricAuthManagerExampleTests {
         process.standardOutput = output
         process.standardError = output
         let exited = Inbox<Int32>()
-        process.terminationHandler = { exited.put($0.terminationStatus) }
         try process.run()
+        ChildProcess.reportExit(of: process, into: exited)
         let status: Int32
         do {
             status = try await exited.next(within: timeout)
