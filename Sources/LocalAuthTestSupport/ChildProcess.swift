@@ -40,4 +40,15 @@ extension ChildProcess {
             inbox.put(signal == 0 ? (status >> 8) & 0xff : signal)
         }.start()
     }
+
+    /// Waits for the exit status `reportExit` delivers; a child still running after `timeout` is
+    /// killed and the wait fails.
+    public static func exitStatus(of process: Process, from inbox: Inbox<Int32>, within timeout: Duration) async throws -> Int32 {
+        do {
+            return try await inbox.next(within: timeout)
+        } catch {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            throw error
+        }
+    }
 }

@@ -132,25 +132,23 @@ public final class Inbox<Element: Sendable>: Sendable {
     }
 }
 
-/// Runs an external program, returning its exit status and standard output; killed after
-/// `timeout`.
-public func runTool(_ path: String, _ arguments: [String], timeout: Duration = .seconds(10)) async throws -> (status: Int32, output: String) {
+/// Runs an external program, returning its exit status and standard output (and error); killed
+/// after `timeout`. `environment` is added to the test's own.
+public func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:],
+                    timeout: Duration = .seconds(10)) async throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output
     let exited = Inbox<Int32>()
     try process.run()
     ChildProcess.reportExit(of: process, into: exited)
-    let status: Int32
-    do {
-        status = try await exited.next(within: timeout)
-    } catch {
-        kill(process.processIdentifier, SIGKILL)
-        throw error
-    }
+    let status = try await ChildProcess.exitStatus(of: process, from: exited, within: timeout)
     let data = output.fileHandleForReading.readDataToEndOfFile()
     return (status, String(decoding: data, as: UTF8.self))
 }

@@ -82,13 +82,7 @@ enum CommandLineTool {
         func interrupt() { kill(process.processIdentifier, SIGINT) }
 
         func finish(within timeout: Duration = .seconds(20)) async throws -> Result {
-            let status: Int32
-            do {
-                status = try await exited.next(within: timeout)
-            } catch {
-                kill(process.processIdentifier, SIGKILL)
-                throw error
-            }
+            let status = try await ChildProcess.exitStatus(of: process, from: exited, within: timeout)
             // The pipes reach end of file when the process exits.
             for _ in 0..<2 { _ = try await closed.next(within: .seconds(5)) }
             return buffers.withLock { Result(status: status, stdout: String(decoding: $0.out, as: UTF8.self),

@@ -11,7 +11,7 @@ struct BiometricAuthManagerExampleTests {
             let admin = try await Client(bus)
             try await admin.setUp(fingers: ["right-index-finger"])
             for _ in 1...2 { try await admin.simulator("Touch", [.string("right-index-finger")]) }
-            let (status, output) = try await run(example, environment: ["LOCALAUTH_BUS_ADDRESS": bus.address])
+            let (status, output) = try await runTool(example, [], environment: ["LOCALAUTH_BUS_ADDRESS": bus.address], timeout: .seconds(20))
             #expect(status == 0, "\(output)")
             #expect(output.contains("biometry: faceID") && output.contains("available: true"))
             #expect(output.contains("callback: success") && output.contains("async: success"))
@@ -19,7 +19,7 @@ struct BiometricAuthManagerExampleTests {
     }
 
     @Test func withoutADaemonTheExampleSaysWhy() async throws {
-        let (status, output) = try await run(example, environment: ["LOCALAUTH_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+        let (status, output) = try await runTool(example, [], environment: ["LOCALAUTH_BUS_ADDRESS": "unix:path=/nonexistent/bus"], timeout: .seconds(20))
         #expect(status == 1)
         #expect(output.contains("available: false (Set a device passcode to use this feature.)"))
         #expect(output.contains("callback: failed [-5]"))
@@ -27,26 +27,5 @@ struct BiometricAuthManagerExampleTests {
 
     var example: String {
         URL(fileURLWithPath: DaemonUnderTest.binary).deletingLastPathComponent().appendingPathComponent("BiometricAuthManagerExample").path
-    }
-
-    /// Runs a program with extra environment variables; killed after `timeout`.
-    func run(_ path: String, environment: [String: String], timeout: Duration = .seconds(20)) async throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let exited = Inbox<Int32>()
-        try process.run()
-        ChildProcess.reportExit(of: process, into: exited)
-        let status: Int32
-        do {
-            status = try await exited.next(within: timeout)
-        } catch {
-            kill(process.processIdentifier, SIGKILL)
-            throw error
-        }
-        return (status, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 }
