@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
+        // The API v1 names (bus name, paths, interfaces, error prefix), shared by daemon and clients.
+        .target(name: "LocalAuthAPI"),
         // Policy core: contexts, policies, errors, lockout ledger. No I/O, no C.
         .target(name: "LocalAuthCore"),
         // The built-in backends: fingerprint and face simulators, Argon2id passcode hashing.
@@ -25,19 +27,19 @@ let package = Package(
         // A small Swift layer over libdbus-1, shared by the daemon and clients.
         .target(name: "LocalAuthDBus", dependencies: ["CDBus"]),
         // The D-Bus API v1: Manager, Context and Simulator objects translating to the engine.
-        .target(name: "LocalAuthService", dependencies: ["LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus"]),
+        .target(name: "LocalAuthService", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus"]),
         // The daemon: options, configuration, logging, signals.
         .executableTarget(name: "localauthd", dependencies: ["LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus"]),
         // `import LocalAuthentication`: Apple's client API (LAContext, LAPolicy, LAError) talking to localauthd.
-        .target(name: "LocalAuthentication", dependencies: ["LocalAuthDBus"]),
+        .target(name: "LocalAuthentication", dependencies: ["LocalAuthAPI", "LocalAuthDBus"]),
         // Apple-platform code that builds unchanged against LocalAuthentication.
         .executableTarget(name: "BiometricAuthManagerExample", dependencies: ["LocalAuthentication"],
                           path: "Examples/BiometricAuthManager"),
         // Test doubles and a harness that drive the core without a bus, disk or real clock.
-        .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthCore", "LocalAuthBackends", "LocalAuthDBus"]),
+        .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthDBus"]),
 
         // The command-line client for people and scripts, over the D-Bus API only.
-        .executableTarget(name: "localauth", dependencies: ["LocalAuthDBus"]),
+        .executableTarget(name: "localauth", dependencies: ["LocalAuthAPI", "LocalAuthDBus"]),
 
         // `make bench`: latency, throughput, memory and start-up of the release daemon (not part of `make test`).
         .executableTarget(name: "localauth-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],

@@ -1,13 +1,14 @@
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// API v1 on the bus: names, paths and the three interfaces. `dbus/*.xml` documents the same
 /// contract; a test compares them with what the running daemon introspects.
 public enum BusContract {
-    public static let busName = "org.localauth.LocalAuthentication1"
-    public static let managerPath = "/org/localauth/LocalAuthentication1"
-    public static let contextRoot = "/org/localauth/LocalAuthentication1/context"
-    public static let simulatorPath = "/org/localauth/LocalAuthentication1/simulator"
-    public static let errorPrefix = "org.localauth.LocalAuthentication1.Error."
+    public static let busName = LocalAuthBusNames.busName
+    public static let managerPath = LocalAuthBusNames.managerPath
+    public static let contextRoot = LocalAuthBusNames.contextRoot
+    public static let simulatorPath = LocalAuthBusNames.simulatorPath
+    public static let errorPrefix = LocalAuthBusNames.errorPrefix
     public static let version = "1.0.0"
 
     typealias A = DBusInterfaceDescription.Argument
@@ -15,7 +16,7 @@ public enum BusContract {
     typealias P = DBusInterfaceDescription.Property
 
     public static let manager = DBusInterfaceDescription(
-        name: "org.localauth.LocalAuthentication1.Manager",
+        name: LocalAuthBusNames.managerInterface,
         methods: [
             M("CreateContext", in: [A("options", "a{sv}")], out: [A("context", "o")]),
             M("GetUserState", out: [A("state", "a{sv}")]),
@@ -29,7 +30,7 @@ public enum BusContract {
         properties: [P("Version", "s"), P("Backends", "a(ssb)")])
 
     public static let context = DBusInterfaceDescription(
-        name: "org.localauth.LocalAuthentication1.Context",
+        name: LocalAuthBusNames.contextInterface,
         methods: [
             M("CanEvaluatePolicy", in: [A("policy", "u")]),
             M("EvaluatePolicy", in: [A("policy", "u"), A("localizedReason", "s")]),
@@ -50,7 +51,7 @@ public enum BusContract {
         ])
 
     public static let simulator = DBusInterfaceDescription(
-        name: "org.localauth.LocalAuthentication1.Simulator",
+        name: LocalAuthBusNames.simulatorInterface,
         methods: [
             M("Touch", in: [A("finger", "s")]),
             M("FingerprintRetry", in: [A("reason", "s")]),

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthAPI
 import LocalAuthDBus
 import Synchronization
 import Testing
@@ -9,13 +10,13 @@ import Testing
 /// sleeping). Stopped with SIGKILL unless a test asks for SIGTERM; state survives in `stateDirectory`
 /// so a test can start a second daemon over it.
 public final class DaemonUnderTest: Sendable {
-    public static let busName = "org.localauth.LocalAuthentication1"
-    public static let managerPath = "/org/localauth/LocalAuthentication1"
-    public static let managerInterface = "org.localauth.LocalAuthentication1.Manager"
-    public static let contextInterface = "org.localauth.LocalAuthentication1.Context"
-    public static let simulatorPath = "/org/localauth/LocalAuthentication1/simulator"
-    public static let simulatorInterface = "org.localauth.LocalAuthentication1.Simulator"
-    public static let errorPrefix = "org.localauth.LocalAuthentication1.Error."
+    public static let busName = LocalAuthBusNames.busName
+    public static let managerPath = LocalAuthBusNames.managerPath
+    public static let managerInterface = LocalAuthBusNames.managerInterface
+    public static let contextInterface = LocalAuthBusNames.contextInterface
+    public static let simulatorPath = LocalAuthBusNames.simulatorPath
+    public static let simulatorInterface = LocalAuthBusNames.simulatorInterface
+    public static let errorPrefix = LocalAuthBusNames.errorPrefix
 
     /// The directory of the test bundle, where SwiftPM puts the built `localauthd` too.
     public static var binary: String {

@@ -1,10 +1,12 @@
+import LocalAuthAPI
+
 /// localauthd's D-Bus API v1 names as this client uses them (see `dbus/*.xml`).
 enum LocalAuthDaemon {
-    static let busName = "org.localauth.LocalAuthentication1"
-    static let managerPath = "/org/localauth/LocalAuthentication1"
-    static let managerInterface = "org.localauth.LocalAuthentication1.Manager"
-    static let contextInterface = "org.localauth.LocalAuthentication1.Context"
-    static let errorPrefix = "org.localauth.LocalAuthentication1.Error."
+    static let busName = LocalAuthBusNames.busName
+    static let managerPath = LocalAuthBusNames.managerPath
+    static let managerInterface = LocalAuthBusNames.managerInterface
+    static let contextInterface = LocalAuthBusNames.contextInterface
+    static let errorPrefix = LocalAuthBusNames.errorPrefix
     /// The daemon's title when `localizedFallbackTitle` is nil (Apple's default).
     static let defaultFallbackTitle = "Enter Password"
     /// The daemon's title when `localizedCancelTitle` is nil or empty.

@@ -1,13 +1,14 @@
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// One connection to localauthd and the calls the commands make, with errors turned into `CLIError`s.
 struct DaemonClient: Sendable {
-    static let busName = "org.localauth.LocalAuthentication1"
-    static let managerPath = "/org/localauth/LocalAuthentication1"
-    static let managerInterface = "org.localauth.LocalAuthentication1.Manager"
-    static let contextInterface = "org.localauth.LocalAuthentication1.Context"
-    static let simulatorPath = "/org/localauth/LocalAuthentication1/simulator"
-    static let simulatorInterface = "org.localauth.LocalAuthentication1.Simulator"
+    static let busName = LocalAuthBusNames.busName
+    static let managerPath = LocalAuthBusNames.managerPath
+    static let managerInterface = LocalAuthBusNames.managerInterface
+    static let contextInterface = LocalAuthBusNames.contextInterface
+    static let simulatorPath = LocalAuthBusNames.simulatorPath
+    static let simulatorInterface = LocalAuthBusNames.simulatorInterface
 
     let connection: DBusConnection
     let global: GlobalOptions

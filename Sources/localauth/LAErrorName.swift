@@ -1,3 +1,5 @@
+import LocalAuthAPI
+
 /// The LAErrors the daemon replies with, each with its fixed exit status and the message a person
 /// sees (after the feedback table of Apple's LocalAuthentication guides).
 enum LAErrorName: String, CaseIterable, Sendable {
@@ -15,7 +17,7 @@ enum LAErrorName: String, CaseIterable, Sendable {
     case notInteractive = "NotInteractive"
     case passcodeLockout = "PasscodeLockout"
 
-    static let dbusPrefix = "org.localauth.LocalAuthentication1.Error."
+    static let dbusPrefix = LocalAuthBusNames.errorPrefix
 
     /// The error a D-Bus error name stands for, or nil for anything that is not an LAError.
     init?(dbusName: String) {
