@@ -33,11 +33,8 @@ func errorKind(_ body: () async throws -> Void) async -> LocalAuthError.Kind? {
     do {
         try await body()
         return nil
-    } catch let error as LocalAuthError {
-        return error.kind
     } catch {
-        Issue.record("not a LocalAuthError: \(error)")
-        return nil
+        return kind(of: error)
     }
 }
 
@@ -45,10 +42,15 @@ func errorKind(_ body: () throws -> Void) -> LocalAuthError.Kind? {
     do {
         try body()
         return nil
-    } catch let error as LocalAuthError {
-        return error.kind
     } catch {
+        return kind(of: error)
+    }
+}
+
+private func kind(of error: any Error) -> LocalAuthError.Kind? {
+    guard let error = error as? LocalAuthError else {
         Issue.record("not a LocalAuthError: \(error)")
         return nil
     }
+    return error.kind
 }

@@ -11,12 +11,7 @@ struct AccessTests {
     typealias D = DaemonUnderTest
     static let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
 
-    static let stranger = #"""
-import sys, dbus
-bus = dbus.bus.BusConnection(sys.argv[1]); N = 'org.localauth.LocalAuthentication1'; M = '/org/localauth/LocalAuthentication1'
-def attempt(name, call):
-    try: call(); print(name, 'allowed')
-    except dbus.DBusException as e: print(name, e.get_dbus_name())
+    static let stranger = PythonDBusClient.prelude + #"""
 context = bus.get_object(N, sys.argv[2], introspect=False)
 for member, arguments in [('CanEvaluatePolicy', [dbus.UInt32(2)]), ('EvaluatePolicy', [dbus.UInt32(2), 'x']), ('SubmitPasscode', ['guess-1234']),
                           ('Cancel', []), ('Fallback', []), ('Invalidate', [])]:

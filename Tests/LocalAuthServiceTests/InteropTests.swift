@@ -79,17 +79,8 @@ struct InteropTests {
     print('reuse', props.Get(N + '.Context', 'AllowableReuseDuration'))
     """
 
-    static let pythonStranger = """
-    import dbus, sys
-    bus = dbus.bus.BusConnection(sys.argv[1])
-    N = 'org.localauth.LocalAuthentication1'
-    manager = dbus.Interface(bus.get_object(N, '/org/localauth/LocalAuthentication1'), N + '.Manager')
-    def attempt(name, call):
-        try:
-            call()
-            print(name, 'allowed')
-        except dbus.DBusException as e:
-            print(name, e.get_dbus_name())
+    static let pythonStranger = PythonDBusClient.prelude + """
+    manager = dbus.Interface(bus.get_object(N, M), N + '.Manager')
     attempt('user-option', lambda: manager.CreateContext({'User': dbus.UInt32(0)}))
     attempt('unlock-option', lambda: manager.CreateContext({'Unlock': False}))
     attempt('reset', lambda: manager.ResetLockout(dbus.UInt32(0)))

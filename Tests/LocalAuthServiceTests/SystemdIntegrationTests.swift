@@ -105,16 +105,7 @@ struct SystemdIntegrationTests {
         """
     }
 
-    static let unprivilegedClient = """
-    import dbus, sys
-    bus = dbus.bus.BusConnection(sys.argv[1])
-    N = 'org.localauth.LocalAuthentication1'
-    def attempt(name, call):
-        try:
-            call()
-            print(name, 'allowed')
-        except dbus.DBusException as e:
-            print(name, e.get_dbus_name())
+    static let unprivilegedClient = PythonDBusClient.prelude + """
     manager = dbus.Interface(bus.get_object(N, '/org/localauth/LocalAuthentication1'), N + '.Manager')
     attempt('user-state', lambda: manager.GetUserState())
     attempt('create-context', lambda: manager.CreateContext({}))
