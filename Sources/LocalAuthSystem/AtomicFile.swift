@@ -4,10 +4,11 @@ import Glibc
 import Musl
 #endif
 
-/// Durable whole-file reads and writes with POSIX calls, the one place this module touches the
-/// file system. A write goes to a temporary file in the same directory, is fsynced, renamed over
-/// the target and the directory is fsynced: after `write` returns, a crash leaves either the old
-/// or the new content, never a mix, and never loses the new one.
+/// Durable whole-file reads and writes with POSIX calls. A write goes to a temporary file in the
+/// same directory, is fsynced, renamed over the target and the directory is fsynced: after `write`
+/// returns, a crash leaves either the old or the new content, never a mix, and never loses the new
+/// one. A crash between creating and renaming leaves the temporary file behind; its name
+/// (``temporaryName(for:)``) says which process wrote it, so a later start can remove it.
 enum AtomicFile {
     struct Failure: Error {
         let errno: Int32
@@ -18,7 +19,7 @@ enum AtomicFile {
         var isMissing: Bool { errno == ENOENT }
     }
 
-    /// The file's bytes, or nil when it does not exist.
+    /// The file's bytes, or nil when it does not exist; a symbolic link at `path` is not followed.
     static func read(_ path: String, limit: Int = 1 << 20) throws(Failure) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
@@ -26,6 +27,11 @@ enum AtomicFile {
             throw Failure(errno: errno, operation: "open", path: path)
         }
         defer { close(fd) }
+        return try readAll(fd, path: path, limit: limit)
+    }
+
+    /// Everything left to read from `fd`; `path` names it in errors.
+    static func readAll(_ fd: Int32, path: String, limit: Int = 1 << 20) throws(Failure) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -40,67 +46,56 @@ enum AtomicFile {
         }
     }
 
-    /// Replaces the file's content durably; the file gets `mode` (0600 by default).
-    static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(Failure) {
-        let directory = parent(of: path)
-        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { throw Failure(errno: errno, operation: "create", path: temporary) }
+    /// Replaces the file `name` in the open directory `directory` (called `directoryPath` in
+    /// errors) durably; the file gets `mode`. Whatever was at `name`, a symbolic link included, is
+    /// replaced, never written through.
+    static func write(_ bytes: [UInt8], to name: String, in directory: Int32, directoryPath: String,
+                      mode: mode_t = 0o600) throws(Failure) {
+        let temporary = temporaryName(for: name)
+        let temporaryPath = "\(directoryPath)/\(temporary)"
+        let fd = openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { throw Failure(errno: errno, operation: "create", path: temporaryPath) }
+        func abandon(_ operation: String) -> Failure {
+            let failure = Failure(errno: errno, operation: operation, path: temporaryPath)
+            unlinkat(directory, temporary, 0)
+            return failure
+        }
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
             if count < 0 {
                 if errno == EINTR { continue }
-                let failure = Failure(errno: errno, operation: "write", path: temporary)
+                let failure = abandon("write")
                 close(fd)
-                unlink(temporary)
                 throw failure
             }
             written += count
         }
         guard fsync(fd) == 0 else {
-            let failure = Failure(errno: errno, operation: "fsync", path: temporary)
+            let failure = abandon("fsync")
             close(fd)
-            unlink(temporary)
             throw failure
         }
         close(fd)
-        guard rename(temporary, path) == 0 else {
-            let failure = Failure(errno: errno, operation: "rename", path: temporary)
-            unlink(temporary)
-            throw failure
-        }
-        try syncDirectory(directory)
+        guard renameat(directory, temporary, directory, name) == 0 else { throw abandon("rename") }
+        try syncDirectory(directory, path: directoryPath)
     }
 
-    /// Creates the directory (and its parents) with `mode`, or tightens an existing one to it.
-    static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(Failure) {
-        if mkdir(path, mode) == 0 { return }
-        switch errno {
-        case EEXIST:
-            guard chmod(path, mode) == 0 else { throw Failure(errno: errno, operation: "chmod", path: path) }
-        case ENOENT where path != "/" && !path.isEmpty:
-            try makeDirectory(parent(of: path), mode: mode)
-            guard mkdir(path, mode) == 0 || errno == EEXIST else { throw Failure(errno: errno, operation: "mkdir", path: path) }
-        default:
-            throw Failure(errno: errno, operation: "mkdir", path: path)
-        }
+    /// Makes the entries of the open directory `directory` durable (after a create, rename or mkdir in it).
+    static func syncDirectory(_ directory: Int32, path: String) throws(Failure) {
+        guard fsync(directory) == 0 else { throw Failure(errno: errno, operation: "fsync", path: path) }
     }
 
-    static func move(_ source: String, to destination: String) throws(Failure) {
-        guard rename(source, destination) == 0 else { throw Failure(errno: errno, operation: "rename", path: source) }
-        try syncDirectory(parent(of: destination))
+    /// `NAME.tmp-PID-RANDOM`: unique, and it names the writing process.
+    static func temporaryName(for name: String) -> String {
+        "\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
-    private static func syncDirectory(_ path: String) throws(Failure) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(errno: errno, operation: "open", path: path) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw Failure(errno: errno, operation: "fsync", path: path) }
-    }
-
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
+    /// The process that wrote `name` if it is one of ``temporaryName(for:)``'s names, else nil.
+    static func writer(ofTemporary name: String) -> pid_t? {
+        let parts = name.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[parts.count - 3].hasSuffix(".tmp"), UInt32(parts[parts.count - 1]) != nil,
+              let pid = pid_t(parts[parts.count - 2]), pid > 0 else { return nil }
+        return pid
     }
 }

@@ -4,9 +4,22 @@ import LocalAuthCore
 public enum ConfigurationLoader {
     public static let defaultPath = "/etc/localauthd/localauthd.conf"
 
+    /// A file's settings with the system names they refer to resolved.
+    public struct Resolved: Sendable {
+        public let configuration: Configuration
+        /// The gid of `simulator_group`; nil when it is not set.
+        public let simulatorGroup: UInt32?
+    }
+
+    /// The settings of `path`, or of the default file when nil; see ``loadResolvingNames(path:)``.
+    public static func load(path: String?) throws(ConfigurationError) -> Configuration {
+        try loadResolvingNames(path: path).configuration
+    }
+
     /// Reads `path`, or the default file when nil. A missing default file means built-in
-    /// defaults; a missing file the administrator named is an error.
-    public static func load(path explicitPath: String?) throws(ConfigurationError) -> Configuration {
+    /// defaults; a missing file the administrator named is an error, and so is a setting that
+    /// names something this system does not have (`simulator_group`), at its line.
+    public static func loadResolvingNames(path explicitPath: String?) throws(ConfigurationError) -> Resolved {
         let path = explicitPath ?? defaultPath
         let read: [UInt8]?
         do throws(AtomicFile.Failure) { read = try AtomicFile.read(path) } catch {
@@ -16,11 +29,17 @@ public enum ConfigurationLoader {
             guard explicitPath == nil else {
                 throw ConfigurationError(file: path, line: 0, message: "no such file")
             }
-            return Configuration()
+            return Resolved(configuration: Configuration(), simulatorGroup: nil)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(file: path, line: 0, message: "not valid UTF-8 text")
         }
-        return try ConfigurationParser.parse(text, file: path)
+        let parsed = try ConfigurationParser.parseLocated(text, file: path)
+        let groupName = parsed.configuration.simulatorGroup
+        guard !groupName.isEmpty else { return Resolved(configuration: parsed.configuration, simulatorGroup: nil) }
+        guard let group = groupID(named: groupName) else {
+            throw parsed.error("simulator_group", "unknown group \"\(groupName)\"; create it (`groupadd \(groupName)`) or name an existing group")
+        }
+        return Resolved(configuration: parsed.configuration, simulatorGroup: group)
     }
 }

@@ -9,24 +9,33 @@ import LocalAuthCore
 ///         ledger.json               0600  failure counts and locks
 ///         profile.json              0600  passcode hash, enrollments, settings
 ///
-/// Every write is atomic and durable (see ``AtomicFile``). Immutable after init, so it may be
-/// used from any thread; callers serialize writes per user (the engine's actor does).
+/// Every write is atomic and durable (see ``AtomicFile``). Directories and files are reached
+/// through ``StateDirectory`` descriptors, never by following a link, and only when the daemon's
+/// uid owns them: a state directory it cannot trust stops the start, a user's file it cannot trust
+/// is `.corrupt` (the user fails closed). Temporary files of writes a crash interrupted are removed
+/// when the store opens. Immutable after init, so it may be used from any thread; callers
+/// serialize writes per user (the engine's actor does).
 public final class FileStateStore: StateStore {
     public let directory: String
+    private let root: StateDirectory
+    private let users: StateDirectory
 
-    /// Opens (creating if needed, with mode 0700) the state directory.
+    /// Opens (creating if needed, with mode 0700) the state directory; see ``StateDirectory/open(_:)``
+    /// for what it must be.
     public init(directory: String) throws(StateStoreError) {
         self.directory = directory
-        do throws(AtomicFile.Failure) {
-            try AtomicFile.makeDirectory(directory)
-            try AtomicFile.makeDirectory("\(directory)/users")
-        } catch {
-            throw StateStoreError(.io, "Cannot use the state directory: \(error.message)")
+        root = try StateDirectory.open(directory)
+        users = try root.subdirectory("users")
+        try root.removeOrphanedTemporaryFiles()
+        for name in try users.entries() where UInt32(name) != nil {
+            // A user's directory that cannot be trusted is left alone; loading the user reports it.
+            guard let home = try? users.existingSubdirectory(name) else { continue }
+            try home.removeOrphanedTemporaryFiles()
         }
     }
 
     public func loadLedger(user: UInt32) throws(StateStoreError) -> UserLedger? {
-        try load(UserLedger.self, from: path(user, "ledger.json"))
+        try load(UserLedger.self, user: user, name: "ledger.json")
     }
 
     public func saveLedger(_ ledger: UserLedger, user: UInt32) throws(StateStoreError) {
@@ -34,7 +43,7 @@ public final class FileStateStore: StateStore {
     }
 
     public func loadProfile(user: UInt32) throws(StateStoreError) -> UserProfile? {
-        try load(UserProfile.self, from: path(user, "profile.json"))
+        try load(UserProfile.self, user: user, name: "profile.json")
     }
 
     public func saveProfile(_ profile: UserProfile, user: UInt32) throws(StateStoreError) {
@@ -42,54 +51,31 @@ public final class FileStateStore: StateStore {
     }
 
     public func quarantineProfile(user: UInt32) throws(StateStoreError) {
-        let source = path(user, "profile.json")
+        guard let home = try users.existingSubdirectory(String(user)) else { return }
         let stamp = Int(Date().timeIntervalSince1970)
-        do throws(AtomicFile.Failure) {
-            try AtomicFile.move(source, to: "\(source).unreadable-\(stamp)")
-        } catch where error.isMissing {
-            return
-        } catch {
-            throw StateStoreError(.io, error.message)
-        }
+        _ = try home.rename("profile.json", to: "profile.json.unreadable-\(stamp)")
     }
 
     /// The per-installation secret that keys the domain state; created on first use.
     public func installationSecret() throws(StateStoreError) -> [UInt8] {
-        let path = "\(directory)/installation-secret"
-        let existing: [UInt8]?
-        do throws(AtomicFile.Failure) { existing = try AtomicFile.read(path) } catch {
-            throw StateStoreError(.io, error.message)
-        }
-        if let existing {
+        if let existing = try root.read("installation-secret") {
             guard existing.count == 32 else {
-                throw StateStoreError(.corrupt, "\(path) holds \(existing.count) bytes instead of 32; remove it to create a new one (domain states will change).")
+                throw StateStoreError(.corrupt, "\(directory)/installation-secret holds \(existing.count) bytes instead of 32; remove it to create a new one (domain states will change).")
             }
             return existing
         }
         var generator = SystemRandomNumberGenerator()
         let secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        do throws(AtomicFile.Failure) { try AtomicFile.write(secret, to: path) } catch {
-            throw StateStoreError(.io, error.message)
-        }
+        try root.write(secret, to: "installation-secret")
         return secret
     }
 
-    private func path(_ user: UInt32, _ name: String) -> String {
-        "\(directory)/users/\(user)/\(name)"
-    }
-
-    private func load<Value: Decodable>(_ type: Value.Type, from path: String) throws(StateStoreError) -> Value? {
-        let bytes: [UInt8]
-        do throws(AtomicFile.Failure) {
-            guard let read = try AtomicFile.read(path) else { return nil }
-            bytes = read
-        } catch {
-            throw StateStoreError(.io, error.message)
-        }
+    private func load<Value: Decodable>(_ type: Value.Type, user: UInt32, name: String) throws(StateStoreError) -> Value? {
+        guard let home = try users.existingSubdirectory(String(user)), let bytes = try home.read(name) else { return nil }
         do {
             return try JSONDecoder().decode(Value.self, from: Data(bytes))
         } catch {
-            throw StateStoreError(.corrupt, "\(path) is not valid state (\(error))")
+            throw StateStoreError(.corrupt, "\(home.path)/\(name) is not valid state (\(error))")
         }
     }
 
@@ -100,11 +86,6 @@ public final class FileStateStore: StateStore {
         do { data = try encoder.encode(value) } catch {
             throw StateStoreError(.io, "Cannot encode \(name): \(error)")
         }
-        do throws(AtomicFile.Failure) {
-            try AtomicFile.makeDirectory("\(directory)/users/\(user)")
-            try AtomicFile.write(Array(data), to: path(user, name))
-        } catch {
-            throw StateStoreError(.io, error.message)
-        }
+        try users.subdirectory(String(user)).write(Array(data), to: name)
     }
 }

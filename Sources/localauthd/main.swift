@@ -32,17 +32,13 @@ if options.showVersion {
 }
 
 let configuration: Configuration
+let simulatorGroup: UInt32?
 do {
-    configuration = try ConfigurationLoader.load(path: options.configPath)
+    let loaded = try ConfigurationLoader.loadResolvingNames(path: options.configPath)
+    configuration = loaded.configuration
+    simulatorGroup = loaded.simulatorGroup
 } catch {
     fail("\(error)", status: 78)
-}
-var simulatorGroup: UInt32?
-if !configuration.simulatorGroup.isEmpty {
-    guard let gid = groupID(named: configuration.simulatorGroup) else {
-        fail("\(options.configPath ?? ConfigurationLoader.defaultPath): simulator_group: no group named \"\(configuration.simulatorGroup)\"", status: 78)
-    }
-    simulatorGroup = gid
 }
 let stateDirectory = options.stateDirectory
     ?? configuration.resolvedStateDirectory(environment: getenv("STATE_DIRECTORY").map { ["STATE_DIRECTORY": String(cString: $0)] } ?? [:])

@@ -27,6 +27,43 @@ struct DaemonLifecycleTests {
         #expect(missing.status == 78 && missing.output.contains("/nonexistent/localauthd.conf: no such file"))
     }
 
+    @Test func anUnknownSimulatorGroupStopsStartUpWithFileLineAndStatus78() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString).conf").path
+        try "# ok\nsimulator_group = no-such-group-h10\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let result = try await runTool(D.binary, ["--address", "unix:path=/nonexistent/bus", "--config", file,
+                                                  "--state-dir", "/tmp/unused-\(UUID().uuidString)"])
+        #expect(result.status == 78)
+        #expect(result.output.contains("\(file):2: simulator_group: unknown group \"no-such-group-h10\""), "\(result.output)")
+    }
+
+    /// Exit 73 before anything is changed: the link's target keeps its mode, the file its content.
+    @Test func aStateDirectoryThatIsASymbolicLinkOrAFileStopsStartUpWithStatus73() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("statedir-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let config = "\(scratch)/localauthd.conf"
+        try "".write(toFile: config, atomically: true, encoding: .utf8)
+        let target = "\(scratch)/theirs", link = "\(scratch)/link", file = "\(scratch)/file"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        if geteuid() == 0 { try #require(chown(target, 65534, 65534) == 0) }
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        try "keep".write(toFile: file, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        func mode(_ path: String) throws -> Int? {
+            try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        }
+
+        for (stateDirectory, what) in [(link, "symbolic link"), (file, "not a directory")] {
+            let result = try await runTool(D.binary, ["--address", "unix:path=\(scratch)/no-bus", "--config", config,
+                                                      "--state-dir", stateDirectory])
+            #expect(result.status == 73, "\(result.output)")
+            #expect(result.output.contains(stateDirectory) && result.output.contains(what), "\(result.output)")
+        }
+        #expect(try mode(target) == 0o755 && FileManager.default.contentsOfDirectory(atPath: target).isEmpty)
+        #expect(try mode(file) == 0o644 && String(contentsOfFile: file, encoding: .utf8) == "keep")
+    }
+
     @Test func sigtermEndsEvaluationsWithSystemCancelAndExitsZero() async throws {
         try await withPrivateBus { bus in
             let watcher = try await bus.connect()

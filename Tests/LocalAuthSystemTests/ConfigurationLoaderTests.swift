@@ -71,6 +71,22 @@ final class ConfigurationLoaderTests {
         #expect(configuration == expected)
     }
 
+    @Test func anUnknownSimulatorGroupNamesFileAndLine() throws {
+        try writeFile(file, Array("# localauthd\nevaluation_timeout = 30\nsimulator_group = no-such-group-h10\n".utf8))
+        let error = try #require(loadError(file))
+        #expect(error.file == file && error.line == 3)
+        #expect(error.description.hasPrefix("\(file):3: simulator_group: unknown group \"no-such-group-h10\""), "\(error)")
+        #expect(error.description.contains("groupadd"), "says what to do: \(error)")
+    }
+
+    @Test func aKnownSimulatorGroupIsResolved() throws {
+        try writeFile(file, Array("simulator_group = root\n".utf8))
+        let loaded = try ConfigurationLoader.loadResolvingNames(path: file)
+        #expect(loaded.configuration.simulatorGroup == "root" && loaded.simulatorGroup == 0)
+        try writeFile(file, [])
+        #expect(try ConfigurationLoader.loadResolvingNames(path: file).simulatorGroup == nil)
+    }
+
     @Test func anEmptyFileGivesTheDefaults() throws {
         try writeFile(file, [])
         #expect(try ConfigurationLoader.load(path: file) == Configuration())

@@ -4,6 +4,10 @@ import LocalAuthSystem
 import LocalAuthTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The real engine over state files: what a restarted daemon sees.
 @Suite("Engine state on disk", .timeLimit(.minutes(1)))
 final class DiskPersistenceTests {
@@ -101,6 +105,24 @@ final class DiskPersistenceTests {
         #expect(try await daemon.canEvaluate(bio) == nil)
         #expect(try daemon.store.loadLedger(user: Self.alice.uid) == UserLedger(), "the reset ledger is on disk")
         #expect(try await Daemon(state: state, clock: clock).canEvaluate(bio) == nil, "and survives a restart")
+    }
+
+    @Test func stateReachedThroughASymbolicLinkLocksTheUser() async throws {
+        let before = try Daemon(state: state, clock: clock)
+        try await setUpAlice(before)
+        let fingerprint = before.fingerprint
+        #expect(try await before.evaluate(bio) { for _ in 0..<3 { try await fingerprint.touch("left-thumb") } } == .authenticationFailed)
+        #expect(try await before.evaluate(bio) { for _ in 0..<2 { try await fingerprint.touch("left-thumb") } } == .biometryLockout)
+        // Alice's files moved away and her directory replaced by a link to a fresh one of her own.
+        let fresh = "\(temporary.path)/fresh"
+        #expect(mkdir(fresh, 0o700) == 0)
+        #expect(rename("\(state)/users/1000", "\(temporary.path)/moved") == 0)
+        #expect(symlink(fresh, "\(state)/users/1000") == 0)
+
+        let after = try Daemon(state: state, clock: clock)
+        #expect(try await after.canEvaluate(bio) == .biometryLockout, "fails closed, not a fresh user")
+        #expect(try await after.canEvaluate(.deviceOwnerAuthentication) == .passcodeLockout)
+        #expect(after.audit.all.contains { $0.event == .stateError && $0.user == Self.alice.uid })
     }
 
     @Test func noPasscodeOnDisk() async throws {

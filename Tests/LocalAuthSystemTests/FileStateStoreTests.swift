@@ -122,13 +122,13 @@ final class FileStateStoreTests {
         #expect(loadError { _ = try store.loadProfile(user: uid) } == .corrupt)
     }
 
-    @Test func aDirectoryInPlaceOfTheFileIsAnIOError() throws {
+    @Test func aDirectoryInPlaceOfTheFileIsCorrupt() throws {
         let store = try FileStateStore(directory: state)
         #expect(mkdir("\(state)/users/\(uid)", 0o700) == 0)
         #expect(mkdir(userFile("ledger.json"), 0o700) == 0)
         #expect(mkdir(userFile("profile.json"), 0o700) == 0)
-        #expect(loadError { _ = try store.loadLedger(user: uid) } == .io)
-        #expect(loadError { _ = try store.loadProfile(user: uid) } == .io)
+        #expect(loadError { _ = try store.loadLedger(user: uid) } == .corrupt)
+        #expect(loadError { _ = try store.loadProfile(user: uid) } == .corrupt)
     }
 
     @Test func aSymbolicLinkIsNotFollowed() throws {
@@ -136,7 +136,7 @@ final class FileStateStoreTests {
         try store.saveLedger(ledger, user: 1001)
         #expect(mkdir("\(state)/users/\(uid)", 0o700) == 0)
         #expect(symlink("\(state)/users/1001/ledger.json", userFile("ledger.json")) == 0)
-        #expect(loadError { _ = try store.loadLedger(user: uid) } == .io)
+        #expect(loadError { _ = try store.loadLedger(user: uid) } == .corrupt)
     }
 
     func loadError(_ body: () throws -> Void) -> StateStoreError.Kind? {

@@ -19,7 +19,25 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
 /// Unknown keys, repeated keys and bad values are errors: a typo in a security setting must
 /// never silently fall back to a default.
 public enum ConfigurationParser {
+    /// A parsed file: the settings, and where each key was set so that checks made later (does
+    /// the group exist on this system?) can name `FILE:LINE` too.
+    public struct Located: Sendable {
+        public let configuration: Configuration
+        public let file: String
+        /// The line each key present in the file is on.
+        public let lines: [String: Int]
+
+        /// `FILE:LINE: KEY: message`, at the line `key` was set on (0 when it was not set).
+        public func error(_ key: String, _ message: String) -> ConfigurationError {
+            ConfigurationError(file: file, line: lines[key] ?? 0, message: "\(key): \(message)")
+        }
+    }
+
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> Configuration {
+        try parseLocated(text, file: file).configuration
+    }
+
+    public static func parseLocated(_ text: String, file: String) throws(ConfigurationError) -> Located {
         var configuration = Configuration()
         var seen: [String: Int] = [:]
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -49,7 +67,7 @@ public enum ConfigurationParser {
                 throw fail("\(key): \(error.message)")
             }
         }
-        return configuration
+        return Located(configuration: configuration, file: file, lines: seen)
     }
 
     struct ValueError: Error {
