@@ -5,15 +5,19 @@ import Foundation
 ///
 /// A snapshot: it does not change after it is read; read `domainState` again after the next check.
 open class LADomainState: NSObject, @unchecked Sendable {
-    /// The biometric part.
-    public let biometry: LADomainStateBiometry
-    /// The companion part; always empty here (localauthd has no companions).
-    public let companion: LADomainStateCompanion
+    private let biometryState: LADomainStateBiometry
+    private let companionState: LADomainStateCompanion
 
     init(biometry: LADomainStateBiometry, companion: LADomainStateCompanion) {
-        self.biometry = biometry
-        self.companion = companion
+        biometryState = biometry
+        companionState = companion
     }
+
+    /// The biometric part.
+    open var biometry: LADomainStateBiometry { biometryState }
+
+    /// The companion part; always empty here (localauthd has no companions).
+    open var companion: LADomainStateCompanion { companionState }
 
     /// The hash of the whole state: the biometric hash here, since no companion contributes;
     /// nil when neither has one.
@@ -24,23 +28,27 @@ open class LADomainState: NSObject, @unchecked Sendable {
 
 /// The biometric part of ``LADomainState``.
 open class LADomainStateBiometry: NSObject, @unchecked Sendable {
-    /// The sensor localauthd would use (`biometryType` of the context).
-    public let biometryType: LABiometryType
-    /// 32 bytes that change whenever the user's enrollments change (the context's
-    /// `evaluatedPolicyDomainState`); nil before a biometric `canEvaluatePolicy` succeeds or a
-    /// biometric evaluation succeeds, as `evaluatedPolicyDomainState`.
-    public let stateHash: Data?
+    private let type: LABiometryType
+    private let stateHashValue: Data?
 
     init(biometryType: LABiometryType, stateHash: Data?) {
-        self.biometryType = biometryType
-        self.stateHash = stateHash
+        type = biometryType
+        stateHashValue = stateHash
     }
+
+    /// The sensor localauthd would use (the context's `biometryType`).
+    open var biometryType: LABiometryType { type }
+
+    /// 32 bytes that change whenever the user's enrollments change (the context's
+    /// `evaluatedPolicyDomainState`); nil until a biometric `canEvaluatePolicy` or a biometric
+    /// evaluation succeeds, as `evaluatedPolicyDomainState`.
+    open var stateHash: Data? { stateHashValue }
 }
 
 /// The companion part of ``LADomainState``: localauthd pairs no companion devices.
 open class LADomainStateCompanion: NSObject, @unchecked Sendable {
     /// Always empty.
-    public let availableCompanionTypes: Set<LACompanionType> = []
+    open var availableCompanionTypes: Set<LACompanionType> { [] }
 
     /// nil: Apple's value when no companion is paired.
     open var stateHash: Data? { nil }
