@@ -53,6 +53,10 @@ let package = Package(
         .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthenticationTests",
                     dependencies: ["LocalAuthentication", "LocalAuthDBus", "LocalAuthTestSupport", "localauthd", "BiometricAuthManagerExample"]),
+        // iOS code in Swift 5 language mode: the `reply` closures Apple's SDK accepts there must build.
+        .testTarget(name: "LocalAuthenticationSwift5Tests",
+                    dependencies: ["LocalAuthentication", "LocalAuthTestSupport", "localauthd"],
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
         // The real localauth binary against the real localauthd on a private bus.
         .testTarget(name: "LocalAuthCLITests", dependencies: ["localauth", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
         // Faults and abuse: lockout races, crashes, vanishing clients, a bus fuzzer, access, secrets.

@@ -30,8 +30,7 @@ final class BiometricAuthManager: Sendable {
         let context = LAContext()
         var error: NSError?
         guard context.canEvaluatePolicy(.deviceOwnerAuthentication, error: &error) else {
-            let code = error.flatMap { LAError.Code(rawValue: $0.code) }
-            return (false, code.map(Self.message(for:)) ?? error?.localizedDescription)
+            return (false, Self.errorMessage(for: error as? LAError))
         }
         return (true, nil)
     }
@@ -43,8 +42,8 @@ final class BiometricAuthManager: Sendable {
         context.localizedCancelTitle = "Not Now"
         var error: NSError?
         guard context.canEvaluatePolicy(.deviceOwnerAuthentication, error: &error) else {
-            let code = error.flatMap { LAError.Code(rawValue: $0.code) }
-            completion(.failure(code: code, message: code.map(Self.message(for:)) ?? "Authentication is not available."))
+            let error = error as? LAError
+            completion(.failure(code: error?.code, message: Self.errorMessage(for: error)))
             return
         }
         context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: reason) { success, error in
@@ -69,6 +68,12 @@ final class BiometricAuthManager: Sendable {
         } catch {
             return .failure(code: nil, message: error.localizedDescription)
         }
+    }
+
+    /// The seeds' helper: a message for an `LAError`, a generic one for anything else.
+    static func errorMessage(for error: LAError?) -> String {
+        guard let error else { return "Authentication could not be completed." }
+        return message(for: error.code)
     }
 
     /// A message for the user for every `LAError.Code`.

@@ -57,6 +57,8 @@ public enum BusContract {
             M("FingerprintRetry", in: [A("reason", "s")]),
             M("PresentFace", in: [A("appearance", "s"), A("attentive", "b")]),
             M("SetConnected", in: [A("modality", "s"), A("connected", "b")]),
+            M("PressCancel"),
+            M("PressFallback"),
             M("Reset"),
         ],
         properties: [P("Pending", "u")])

@@ -74,7 +74,7 @@ public final class LocalAuthService: Sendable {
         let directory = CallerDirectory(connection: connection)
         let manager = ManagerObject(engine: engine, directory: directory)
         let context = ContextObject(engine: engine, directory: directory)
-        let simulator = SimulatorObject(directory: directory, queue: queue, fingerprint: fingerprint, face: face,
+        let simulator = SimulatorObject(engine: engine, directory: directory, queue: queue, fingerprint: fingerprint, face: face,
                                         daemonUser: currentUserID(), simulatorGroup: simulatorGroup)
         do {
             try connection.register(path: BusContract.managerPath,

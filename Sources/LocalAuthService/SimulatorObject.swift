@@ -3,8 +3,9 @@ import LocalAuthCore
 import LocalAuthDBus
 
 /// `/org/localauth/LocalAuthentication1/simulator`, interface `…Simulator`: drives the simulated
-/// sensors. Allowed for root, the daemon's own user and members of `simulator_group`.
+/// sensors and the sheet's buttons. Allowed for root, the daemon's own user and members of `simulator_group`.
 struct SimulatorObject: Sendable {
+    let engine: PolicyEngine
     let directory: CallerDirectory
     let queue: SimulatorEventQueue
     let fingerprint: FingerprintSimulator?
@@ -44,6 +45,12 @@ struct SimulatorObject: Sendable {
                 let sensor = try require(face, "face")
                 return allowed(call) { await sensor.setConnected(connected) }
             }
+        case "PressCancel":
+            let engine = self.engine
+            return allowed(call) { try await engine.press(.cancel) }
+        case "PressFallback":
+            let engine = self.engine
+            return allowed(call) { try await engine.press(.fallback) }
         case "Reset":
             let (queue, fingerprint, face) = (self.queue, self.fingerprint, self.face)
             return allowed(call) {

@@ -10,4 +10,8 @@ public enum LABiometryType: Int, Sendable, Hashable, CaseIterable {
 
     @available(*, deprecated, renamed: "none")
     public static var typeNone: LABiometryType { .none }
+
+    /// Apple's name before iOS 11.2.
+    @available(*, deprecated, renamed: "none")
+    public static var LABiometryNone: LABiometryType { .none }
 }

@@ -19,37 +19,6 @@ extension LAContext {
         set { session.state.withLock { $0.passcodeProvider = newValue } }
     }
 
-    /// Apple's credential setter. `.applicationPassword` here is the user's localauthd passcode: it is
-    /// offered to the next `deviceOwnerAuthentication` evaluation as soon as it starts, or at once to
-    /// one already running (also while biometrics listen). A wrong one is dropped, not offered again.
-    /// nil clears it. Returns false for `.smartCardPIN` (not supported), a passcode that is not UTF-8
-    /// or contains NUL, or an invalidated context. The passcode is kept in memory only, never logged.
-    public func setCredential(_ credential: Data?, type: LACredentialType) -> Bool {
-        switch type {
-        case .smartCardPIN:
-            return false
-        case .applicationPassword:
-            guard !session.state.withLock({ $0.isInvalidated }) else { return false }
-            guard let credential else {
-                session.setCredential(nil)
-                return true
-            }
-            guard let passcode = String(data: credential, encoding: .utf8), !passcode.unicodeScalars.contains("\0") else {
-                return false
-            }
-            session.setCredential(passcode)
-            return true
-        }
-    }
-
-    /// Whether a credential of `type` is set (and not yet found wrong).
-    public func isCredentialSet(_ type: LACredentialType) -> Bool {
-        switch type {
-        case .smartCardPIN: false
-        case .applicationPassword: session.state.withLock { $0.credential != nil }
-        }
-    }
-
     /// The user chose the app's cancel button: the running evaluation ends with `userCancel`.
     public func userCancelled() {
         session.send(.cancel(evaluation: nil))

@@ -21,24 +21,28 @@ public let LATouchIDAuthenticationMaximumAllowableReuseDuration: TimeInterval = 
 /// Thread-safe: every member may be used from any thread. Replies run on a private queue.
 /// If localauthd cannot be reached, checks and evaluations fail with `biometryNotAvailable`
 /// (biometric policies), `passcodeNotSet` (`deviceOwnerAuthentication`) or `companionNotAvailable`.
-public final class LAContext: Sendable {
+///
+/// As Apple's, an open `NSObject` subclass: tests may subclass it and override Apple's members to
+/// mock them. The async `evaluatePolicy(_:localizedReason:)` calls the `reply` form, so overriding
+/// that one mocks both. (`@unchecked Sendable`: all state is in `session`, behind its mutex;
+/// a subclass that adds mutable state must guard it.)
+open class LAContext: NSObject, @unchecked Sendable {
     let session: ContextSession
+
+    /// Stored as Apple's deprecated property is; it has no effect (lockout follows the daemon's rules).
+    private let maxFailures = Mutex<NSNumber?>(nil)
 
     /// Where `evaluatePolicy` replies run: never the caller's queue.
     static let replyQueue = DispatchQueue(label: "org.localauth.LocalAuthentication.reply", attributes: .concurrent)
 
-    public convenience init() {
-        self.init(bus: DaemonBus.fromEnvironment())
+    public override init() {
+        session = ContextSession(bus: DaemonBus.fromEnvironment())
     }
 
     /// A context that reaches localauthd at `busAddress`, whatever the environment says (tests run
     /// many private daemons at once).
-    @_spi(Testing) public convenience init(busAddress: String) {
-        self.init(bus: .success(.address(busAddress)))
-    }
-
-    init(bus: Result<DBusBus, LAError>) {
-        session = ContextSession(bus: bus)
+    @_spi(Testing) public init(busAddress: String) {
+        session = ContextSession(bus: .success(.address(busAddress)))
     }
 
     /// Fire and forget: the worker invalidates the daemon context after this object is gone.
@@ -49,7 +53,7 @@ public final class LAContext: Sendable {
     /// Whether `policy` could be evaluated now. Blocks until localauthd answers. Sets `biometryType`
     /// and, for the biometric policies, `evaluatedPolicyDomainState`.
     /// - Parameter error: receives the `LAError` (domain `com.apple.LocalAuthentication`) when it returns false.
-    public func canEvaluatePolicy(_ policy: LAPolicy, error: NSErrorPointer) -> Bool {
+    open func canEvaluatePolicy(_ policy: LAPolicy, error: NSErrorPointer) -> Bool {
         let answered = DispatchSemaphore(value: 0)
         let outcome = Outcome()
         session.send(.canEvaluate(policy) { failure in
@@ -64,7 +68,15 @@ public final class LAContext: Sendable {
 
     /// Evaluates `policy`, showing `localizedReason` to the user (in localauthd's prompts). `reply`
     /// runs on a private queue once the evaluation ends: `(true, nil)` or `(false, LAError)`.
-    public func evaluatePolicy(
+    ///
+    /// A context whose evaluation succeeded succeeds again at once, without asking the user, for
+    /// the policies that success satisfied, until `invalidate()`: create a new `LAContext` to ask again.
+    ///
+    /// `reply` is `@Sendable` as in Apple's SDK; `@preconcurrency` keeps Swift 5 code that captures
+    /// non-Sendable state (a completion handler, a method reference, a local set before a semaphore
+    /// signals) building without diagnostics, as Apple's imported declaration does.
+    @preconcurrency
+    open func evaluatePolicy(
         _ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void
     ) {
         session.send(.evaluate(policy, reason: reason(localizedReason)) { failure in
@@ -73,53 +85,58 @@ public final class LAContext: Sendable {
     }
 
     /// Evaluates `policy`: returns true, or throws the `LAError` that ended it. Cancelling the task
-    /// does not end the evaluation; `invalidate()` does.
-    public func evaluatePolicy(_ policy: LAPolicy, localizedReason: String) async throws -> Bool {
+    /// does not end the evaluation; `invalidate()` does. Runs the `reply` form, so a subclass that
+    /// overrides that one changes this too.
+    open func evaluatePolicy(_ policy: LAPolicy, localizedReason: String) async throws -> Bool {
         try await withCheckedThrowingContinuation { continuation in
-            session.send(.evaluate(policy, reason: reason(localizedReason)) { failure in
-                if let failure { continuation.resume(throwing: failure) } else { continuation.resume(returning: true) }
-            })
+            evaluatePolicy(policy, localizedReason: localizedReason) { success, error in
+                if success {
+                    continuation.resume(returning: true)
+                } else {
+                    continuation.resume(throwing: error ?? LAError(.systemCancel, message: "The evaluation failed without an error."))
+                }
+            }
         }
     }
 
     /// Ends a running evaluation with `appCancel`; afterwards every call fails with `invalidContext`.
-    public func invalidate() {
+    open func invalidate() {
         session.invalidate()
     }
 
     /// `none` until `canEvaluatePolicy` is called; then the sensor localauthd would use (Face first by default).
-    public var biometryType: LABiometryType {
+    open var biometryType: LABiometryType {
         session.state.withLock { $0.biometryType }
     }
 
     /// The fallback button's title; nil is the default ("Enter Password"), "" hides the button.
-    public var localizedFallbackTitle: String? {
+    open var localizedFallbackTitle: String? {
         get { session.state.withLock { $0.options.localizedFallbackTitle } }
         set { session.update(.localizedFallbackTitle) { $0.localizedFallbackTitle = newValue } }
     }
 
     /// The cancel button's title; nil (or "") is the default ("Cancel").
-    public var localizedCancelTitle: String? {
+    open var localizedCancelTitle: String? {
         get { session.state.withLock { $0.options.localizedCancelTitle } }
         set { session.update(.localizedCancelTitle) { $0.localizedCancelTitle = newValue } }
     }
 
     /// The reason used when `evaluatePolicy` is given an empty one.
-    public var localizedReason: String {
+    open var localizedReason: String {
         get { session.state.withLock { $0.options.localizedReason } }
         set { session.state.withLock { $0.options.localizedReason = newValue } }
     }
 
     /// When true, an evaluation that would need the user fails with `notInteractive` at once
     /// (unless the reuse window satisfies it).
-    public var interactionNotAllowed: Bool {
+    open var interactionNotAllowed: Bool {
         get { session.state.withLock { $0.options.interactionNotAllowed } }
         set { session.update(.interactionNotAllowed) { $0.interactionNotAllowed = newValue } }
     }
 
     /// Seconds within which the user's last device unlock satisfies policies 1, 2 and 4 without a new
     /// match; 0 (the default) turns reuse off, values above 300 are 300.
-    public var touchIDAuthenticationAllowableReuseDuration: TimeInterval {
+    open var touchIDAuthenticationAllowableReuseDuration: TimeInterval {
         get { session.state.withLock { $0.options.allowableReuseDuration } }
         set {
             let seconds = newValue.isNaN ? 0 : min(max(newValue, 0), LATouchIDAuthenticationMaximumAllowableReuseDuration)
@@ -129,8 +146,55 @@ public final class LAContext: Sendable {
 
     /// nil until `canEvaluatePolicy` succeeds for a biometric policy or an evaluation succeeds by a
     /// biometric match; then 32 bytes that change whenever the user's enrollments change.
-    public var evaluatedPolicyDomainState: Data? {
+    open var evaluatedPolicyDomainState: Data? {
         session.state.withLock { $0.domainState }
+    }
+
+    /// Apple's iOS 18 view of the same state: `biometry.biometryType` is `biometryType`,
+    /// `biometry.stateHash` and `stateHash` are `evaluatedPolicyDomainState`; no companions.
+    open var domainState: LADomainState {
+        let (type, hash) = session.state.withLock { ($0.biometryType, $0.domainState) }
+        return LADomainState(biometry: LADomainStateBiometry(biometryType: type, stateHash: hash),
+                             companion: LADomainStateCompanion())
+    }
+
+    /// Deprecated by Apple since iOS 9 and without effect there ("biometry lockout happens after too
+    /// many wrong attempts, regardless of how you set this property"); here too. nil until set.
+    @available(*, deprecated, message: "No effect: biometry locks after the daemon's number of failed attempts.")
+    open var maxBiometryFailures: NSNumber? {
+        get { maxFailures.withLock { $0 } }
+        set { maxFailures.withLock { $0 = newValue } }
+    }
+
+    /// Apple's credential setter. `.applicationPassword` here is the user's localauthd passcode: it is
+    /// offered to the next `deviceOwnerAuthentication` evaluation as soon as it starts, or at once to
+    /// one already running (also while biometrics listen). A wrong one is dropped, not offered again.
+    /// nil clears it. Returns false for `.smartCardPIN` (not supported), a passcode that is not UTF-8
+    /// or contains NUL, or an invalidated context. The passcode is kept in memory only, never logged.
+    open func setCredential(_ credential: Data?, type: LACredentialType) -> Bool {
+        switch type {
+        case .smartCardPIN:
+            return false
+        case .applicationPassword:
+            guard !session.state.withLock({ $0.isInvalidated }) else { return false }
+            guard let credential else {
+                session.setCredential(nil)
+                return true
+            }
+            guard let passcode = String(data: credential, encoding: .utf8), !passcode.unicodeScalars.contains("\0") else {
+                return false
+            }
+            session.setCredential(passcode)
+            return true
+        }
+    }
+
+    /// Whether a credential of `type` is set (and not yet found wrong).
+    open func isCredentialSet(_ type: LACredentialType) -> Bool {
+        switch type {
+        case .smartCardPIN: false
+        case .applicationPassword: session.state.withLock { $0.credential != nil }
+        }
     }
 
     /// The daemon context's object path, once it exists.

@@ -3,12 +3,18 @@ import Foundation
 /// Apple's error domain for LocalAuthentication errors.
 public let LAErrorDomain = "com.apple.LocalAuthentication"
 
+/// Apple's `kLAErrorDomain` (a C macro there): the same string as `LAErrorDomain`.
+public let kLAErrorDomain = LAErrorDomain
+
 /// An error of `LAContext`, shaped as Apple's: a struct with a `code`, bridged to `NSError` with the
 /// domain `com.apple.LocalAuthentication`.
 ///
 /// Match it as on Apple platforms: `catch let error as LAError { switch error.code { … } }` or
-/// `catch LAError.userCancel`. On Linux an `NSError` (as `canEvaluatePolicy(_:error:)` hands out)
-/// does not cast back with `as? LAError`; use `LAError(_nsError:)` or `LAError.Code(rawValue: error.code)`.
+/// `catch LAError.userCancel`. Every `NSError` of the domain with a known code casts to it with
+/// `as? LAError`, as on Apple platforms: the one `canEvaluatePolicy(_:error:)` hands out, one made with
+/// `NSError(domain: LAErrorDomain, code:)`, and an `LAError` that went through `NSError`. (On Linux
+/// the Swift runtime casts a class instance to a struct through the struct's `_ObjectiveCBridgeable`
+/// conformance, which swift-corelibs-foundation's `_ObjectiveCBridgeableError` alone does not give.)
 public struct LAError: Error, CustomNSError, Hashable, Sendable {
     /// Apple's codes, plus `passcodeLockout`, this project's extension.
     public enum Code: Int, Sendable, Hashable, CaseIterable {

@@ -112,6 +112,12 @@ enum CommandTable {
                     summary: "Simulator: connect a sensor.", details: "", run: SimulatorCommands.connect),
         CommandSpec(words: ["sim", "disconnect"], arguments: ["fingerprint|face"], options: [],
                     summary: "Simulator: disconnect a sensor.", details: "", run: SimulatorCommands.disconnect),
+        CommandSpec(words: ["sim", "cancel"], arguments: [], options: [],
+                    summary: "Simulator: press Cancel on the sheet of the oldest running evaluation (it ends with userCancel).",
+                    details: SimulatorCommands.sheetNote, run: SimulatorCommands.cancel),
+        CommandSpec(words: ["sim", "fallback"], arguments: [], options: [],
+                    summary: "Simulator: press the fallback button on that sheet (userFallback, or the passcode for policy 2).",
+                    details: SimulatorCommands.sheetNote, run: SimulatorCommands.fallback),
         CommandSpec(words: ["sim", "reset"], arguments: [], options: [],
                     summary: "Simulator: drop queued input and connect every sensor.", details: "", run: SimulatorCommands.reset),
         CommandSpec(words: ["monitor"], arguments: [], options: [

@@ -6,6 +6,8 @@ import LocalAuthDBus
 enum SimulatorCommands {
     static let queueNote = "Input that arrives while no evaluation reads that sensor waits (16 events, simulator_event_ttl s each) for the next evaluation, so it may come before `localauth evaluate` starts."
 
+    static let sheetNote = "Not queued: an evaluation must be running (the command fails with NotEvaluating otherwise)."
+
     static func touch(_ invocation: Invocation) async throws(CLIError) -> Int32 {
         let finger = try invocation.choice(0, of: AccountCommands.fingers)
         return try await send(invocation, "Touch", [.string(finger)], done: "Touched the fingerprint sensor with \(finger).", action: "touch")
@@ -32,6 +34,14 @@ enum SimulatorCommands {
         let modality = try invocation.choice(0, of: ["fingerprint", "face"])
         return try await send(invocation, "SetConnected", [.string(modality), .bool(false)],
                               done: "Disconnected the \(modality) sensor.", action: "disconnect")
+    }
+
+    static func cancel(_ invocation: Invocation) async throws(CLIError) -> Int32 {
+        try await send(invocation, "PressCancel", [], done: "Pressed the sheet's Cancel button.", action: "cancel")
+    }
+
+    static func fallback(_ invocation: Invocation) async throws(CLIError) -> Int32 {
+        try await send(invocation, "PressFallback", [], done: "Pressed the sheet's fallback button.", action: "fallback")
     }
 
     static func reset(_ invocation: Invocation) async throws(CLIError) -> Int32 {

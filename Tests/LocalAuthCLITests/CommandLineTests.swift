@@ -127,6 +127,19 @@ struct CommandLineTests {
         }
     }
 
+    @Test func simulatorPressesTheSheetsButtonsOfTheRunningEvaluation() async throws {
+        try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
+            let client = try await Client(bus)
+            try await client.setUp(fingers: ["right-index-finger"])
+            #expect(try await CLI.run(bus, ["sim", "cancel"]).status != 0, "no evaluation runs")
+            for (command, error) in [("cancel", "UserCancel"), ("fallback", "UserFallback")] {
+                let evaluation = try await client.begin(try await client.createContext(), policy: 1)
+                #expect(try await CLI.run(bus, ["sim", command, "--json"]).stdout == #"{"ok":true,"action":"\#(command)"}"# + "\n")
+                #expect(await evaluation.value == "org.localauth.LocalAuthentication1.Error." + error)
+            }
+        }
+    }
+
     @Test func lockoutResetIsForRootAndAccessDeniedIs77() async throws {
         try await withDaemon(allowingEveryUser: true) { _, bus in
             let client = try await Client(bus)

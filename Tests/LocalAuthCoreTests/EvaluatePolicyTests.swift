@@ -108,7 +108,8 @@ struct EvaluatePolicyTests {
         try await h.face.present("primary", attentive: true)
         #expect(try await byFace.result.get() == .biometricMatch(.face))
 
-        let byFinger = await h.begin(bio, on: context)
+        // A new context: the one that succeeded would succeed again without listening.
+        let byFinger = await h.begin(bio, on: try await h.context())
         try await h.face.present("unknown", attentive: true)
         try await h.fingerprint.touch("right-index-finger")
         #expect(try await byFinger.result.get() == .biometricMatch(.fingerprint))

@@ -98,8 +98,9 @@ struct PersistenceTests {
         let evaluation = await h.begin(bio, on: context)
         try await h.fingerprint.touch("right-index-finger")
         _ = await evaluation.result
-        let cancelled = await h.begin(bio, on: context)
-        try await h.engine.cancel(context: context, caller: H.alice.client)
+        let asking = try await h.context()  // the context that succeeded would succeed again
+        let cancelled = await h.begin(bio, on: asking)
+        try await h.engine.cancel(context: asking, caller: H.alice.client)
         _ = await cancelled.result
         let outcomes = h.audit.all.filter { $0.event == .evaluation }
         #expect(outcomes.map(\.result) == ["success", "UserCancel"])

@@ -22,7 +22,7 @@ attempt('context-GetAll', lambda: properties.GetAll(N + '.Context'))
 attempt('context-Set', lambda: properties.Set(N + '.Context', 'LocalizedCancelTitle', dbus.String('mine', variant_level=1)))
 simulator = bus.get_object(N, M + '/simulator', introspect=False)
 for member, arguments in [('Touch', ['right-index-finger']), ('FingerprintRetry', ['too-fast']), ('PresentFace', ['primary', True]),
-                          ('SetConnected', ['fingerprint', False]), ('Reset', [])]:
+                          ('SetConnected', ['fingerprint', False]), ('PressCancel', []), ('PressFallback', []), ('Reset', [])]:
     attempt('simulator-' + member, lambda: simulator.get_dbus_method(member, N + '.Simulator')(*arguments))
 manager = dbus.Interface(bus.get_object(N, M, introspect=False), N + '.Manager')
 attempt('manager-ResetLockout-root', lambda: manager.ResetLockout(dbus.UInt32(0)))
@@ -65,7 +65,7 @@ attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65
                                              timeout: .seconds(30))
             #expect(attempts.status == 0, "\(attempts.output)")
             let outcomes = attempts.output.split(separator: "\n")
-            #expect(outcomes.count == 16, "\(attempts.output)")
+            #expect(outcomes.count == 18, "\(attempts.output)")
             for outcome in outcomes {
                 #expect(outcome.hasSuffix("org.freedesktop.DBus.Error.AccessDenied"), "uid 65534: \(outcome)")
             }

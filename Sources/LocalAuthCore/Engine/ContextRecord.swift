@@ -8,6 +8,8 @@ struct ContextRecord: Sendable {
     /// `none` until canEvaluatePolicy is first called.
     var biometryType: LABiometryType = .none
     var domainState: [UInt8] = []
+    /// Set by a successful evaluation; later evaluations it satisfies succeed at once.
+    var earlierSuccess: EarlierSuccess?
     var evaluation: RunningEvaluation?
     /// What observers last saw, so only real changes are announced.
     var published: Published

@@ -285,9 +285,16 @@ public actor PolicyEngine {
         }
 
         let user = userRecord(record.user)
+        if !record.options.isUnlockContext, let earlier = record.earlierSuccess,
+           earlier.satisfies(policy.kind, domainStateNow: domainState(of: record.user)) {
+            audit(.success(.earlierSuccess), policy: policy, user: record.user, client: caller)
+            reply(.success(.earlierSuccess))
+            return
+        }
         let now = environment.clock.now()
         let window = min(record.options.allowableReuseDuration, ContextOptions.maximumAllowableReuseDuration)
         if window > 0, let last = user.ledger.lastUnlockMatch, now - last >= 0, now - last <= window {
+            contexts[id]?.earlierSuccess = EarlierSuccess(success: .reuse, domainState: domainState(of: record.user))
             audit(.success(.reuse), policy: policy, user: record.user, client: caller)
             reply(.success(.reuse))
             return
@@ -342,6 +349,9 @@ public actor PolicyEngine {
         dirty.insert(id)
         if case .success(.biometricMatch) = result {
             contexts[id]?.domainState = domainState(of: record.user)
+        }
+        if case .success(let success) = result {
+            contexts[id]?.earlierSuccess = EarlierSuccess(success: success, domainState: domainState(of: record.user))
         }
         audit(result, policy: evaluation.policy, user: record.user, client: record.owner)
         evaluation.reply(result)

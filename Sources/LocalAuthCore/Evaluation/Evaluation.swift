@@ -175,12 +175,15 @@ public enum EvaluationSuccess: Sendable, Hashable, CustomStringConvertible {
     case passcode
     /// Satisfied by a recent unlock match inside the allowable reuse duration; no prompt shown.
     case reuse
+    /// Satisfied by an earlier successful evaluation of the same context; no prompt shown.
+    case earlierSuccess
 
     public var description: String {
         switch self {
         case .biometricMatch(let modality): "\(modality.rawValue) match"
         case .passcode: "passcode"
         case .reuse: "reuse of a recent unlock"
+        case .earlierSuccess: "an earlier success of this context"
         }
     }
 }
