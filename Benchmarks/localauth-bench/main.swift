@@ -62,7 +62,7 @@ let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("loc
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: scratch) }
 let configPath = scratch.appendingPathComponent("localauthd.conf").path
-try "max_contexts = 20000\nmax_contexts_per_client = 20000\n".write(toFile: configPath, atomically: true, encoding: .utf8)
+try "max_contexts = 20000\nmax_contexts_per_client = 20000\nmax_contexts_per_user = 20000\n".write(toFile: configPath, atomically: true, encoding: .utf8)
 let stateDirectory = scratch.appendingPathComponent("state").path
 
 let formatter = ISO8601DateFormatter()

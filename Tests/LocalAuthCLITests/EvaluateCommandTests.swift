@@ -99,7 +99,7 @@ struct EvaluateCommandTests {
             let result = try await evaluation.finish()
             #expect(result.status == 2)
             #expect(result.stderr.hasSuffix("localauth: Cancelled.\n"))
-            // Its context is gone (another client would get AccessDenied while it existed) and nothing was counted.
+            // Its context is gone and nothing was counted.
             let gone = await errorName { _ = try await client.context("/org/localauth/LocalAuthentication1/context/1", "Cancel") }
             #expect(gone == "org.freedesktop.DBus.Error.UnknownObject")
             let state = try await client.userState()

@@ -18,6 +18,8 @@ struct ConfigurationParserTests {
         #expect(configuration.simulatorGroup == "")
         #expect(configuration.maxContextsPerClient == 32)
         #expect(configuration.maxContexts == 4096)
+        #expect(configuration.maxContextsPerUser == 256)
+        #expect(configuration.rootReservedContexts == 64)
         #expect(configuration.resolvedStateDirectory(environment: [:]) == "/var/lib/localauthd")
     }
 
@@ -35,6 +37,8 @@ struct ConfigurationParserTests {
         simulator_group = localauth-sim
         max_contexts_per_client = 8
         max_contexts = 100
+        max_contexts_per_user = 50
+        root_reserved_contexts = 10
         state_directory = /tmp/state
         """
         let c = try ConfigurationParser.parse(text, file: "x.conf")
@@ -50,6 +54,9 @@ struct ConfigurationParserTests {
         #expect(c.simulatorGroup == "localauth-sim")
         #expect(c.maxContextsPerClient == 8)
         #expect(c.maxContexts == 100)
+        #expect(c.maxContextsPerUser == 50)
+        #expect(c.rootReservedContexts == 10)
+        #expect(c.maxUnprivilegedContexts == 90)
         #expect(c.resolvedStateDirectory(environment: ["STATE_DIRECTORY": "/var/lib/other"]) == "/tmp/state")
     }
 
@@ -70,6 +77,10 @@ struct ConfigurationParserTests {
         ("max_contexts = 0", 1, "from 1"),
         ("just words", 1, "expected `key = value`"),
         ("max_contexts = 5\nmax_contexts = 6", 2, "already set on line 1"),
+        ("max_contexts_per_user = 0", 1, "from 1"),
+        ("root_reserved_contexts = -1", 1, "from 0"),
+        ("max_contexts = 64", 1, "root_reserved_contexts (64) must be less than max_contexts (64)"),
+        ("max_contexts = 100\nroot_reserved_contexts = 100", 2, "must be less than max_contexts"),
     ])
     func errorsNameFileAndLine(text: String, line: Int, fragment: String) {
         do {

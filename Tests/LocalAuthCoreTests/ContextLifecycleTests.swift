@@ -34,22 +34,43 @@ struct ContextLifecycleTests {
         #expect(h.observer.changes.last?.state == .invalidated)
     }
 
-    @Test func anotherClientIsDeniedEverything() async throws {
+    /// Probing ids tells a client nothing about others' contexts: another client's live context,
+    /// its invalidated one and one that never existed answer every call with the same error and
+    /// message, whether the prober is another user or the same user's other connection.
+    @Test func anotherClientCannotTellWhetherAContextExists() async throws {
         let h = try EngineHarness()
-        let context = try await h.context(H.alice)
-        let stranger = H.aliceSecondApp.client  // even the same user from another connection
-        func denied(_ body: () async throws -> Void) async {
-            do { try await body(); Issue.record("allowed") } catch { #expect((error as? LocalAuthError)?.kind == .accessDenied) }
+        try await h.setUp(fingers: ["right-index-finger"])
+        let live = try await h.context(H.alice)
+        let invalidated = try await h.context(H.alice)
+        try await h.engine.invalidate(context: invalidated, caller: H.alice.client)
+        let never = ContextID(999)
+        let engine = h.engine, policy = bio
+        let probes: [(String, @Sendable (ContextID, ClientID) async throws -> Void)] = [
+            ("canEvaluatePolicy", { try await engine.canEvaluatePolicy(policy, context: $0, caller: $1) }),
+            ("evaluatePolicy", { _ = try await engine.evaluatePolicy(policy, reason: "x", context: $0, caller: $1) }),
+            ("snapshot", { _ = try await engine.snapshot(of: $0, caller: $1) }),
+            ("updateOptions", { try await engine.updateOptions(of: $0, caller: $1, .localizedCancelTitle("x")) }),
+            ("submitPasscode", { try await engine.submitPasscode(Passcode(H.passcode), context: $0, caller: $1) }),
+            ("cancel", { try await engine.cancel(context: $0, caller: $1) }),
+            ("fallback", { try await engine.fallback(context: $0, caller: $1) }),
+            ("invalidate", { try await engine.invalidate(context: $0, caller: $1) }),
+        ]
+        for stranger in [H.bob.client, H.aliceSecondApp.client] {
+            for (name, probe) in probes {
+                var answers: [String] = []
+                for id in [live, invalidated, never] {
+                    do {
+                        try await probe(id, stranger)
+                        answers.append("allowed")
+                    } catch let error as LocalAuthError {
+                        answers.append("\(error.kind): \(error.message)")
+                    }
+                }
+                #expect(Set(answers).count == 1 && answers[0].hasPrefix("unknownContext"), "\(name) by \(stranger): \(answers)")
+            }
         }
-        await denied { try await h.engine.canEvaluatePolicy(bio, context: context, caller: stranger) }
-        await denied { _ = try await h.engine.snapshot(of: context, caller: stranger) }
-        await denied { try await h.engine.cancel(context: context, caller: stranger) }
-        await denied { try await h.engine.fallback(context: context, caller: stranger) }
-        await denied { try await h.engine.invalidate(context: context, caller: stranger) }
-        await denied { try await h.engine.submitPasscode(Passcode("1234"), context: context, caller: stranger) }
-        await denied { try await h.engine.updateOptions(of: context, caller: stranger, .localizedCancelTitle("x")) }
-        await denied { _ = try await h.engine.evaluatePolicy(bio, reason: "x", context: context, caller: stranger) }
-        #expect(try await h.state(of: context) == .idle)
+        #expect(try await h.state(of: live) == .idle)
+        await #expect(throws: LocalAuthError(.invalidContext)) { try await h.engine.snapshot(of: invalidated, caller: H.alice.client) }
     }
 
     @Test func unknownContextsAreUnknown() async throws {
@@ -80,10 +101,57 @@ struct ContextLifecycleTests {
     @Test func globalLimit() async throws {
         var configuration = Configuration()
         configuration.maxContexts = 2
+        configuration.rootReservedContexts = 0
         let h = try EngineHarness(configuration: configuration)
         _ = try await h.context(H.alice)
         _ = try await h.context(H.bob)
         await #expect(throws: LocalAuthError.self) { try await h.context(H.aliceSecondApp) }
+        await #expect(throws: LocalAuthError.self) { try await h.context(H.root) }
+    }
+
+    /// One user's connections together stop at maxContextsPerUser; users together stop where
+    /// root's reserve begins; root (logins, sudo, unlock contexts) still gets the reserve.
+    @Test func perUserLimitAndRootsReserve() async throws {
+        var configuration = Configuration()
+        configuration.maxContextsPerClient = 4
+        configuration.maxContextsPerUser = 10
+        configuration.maxContexts = 24
+        configuration.rootReservedContexts = 4
+        let h = try EngineHarness(configuration: configuration)
+        /// Opens connections of `uid` and fills each until a fresh one's first context is refused.
+        func fill(uid: UInt32, from first: Int = 0) async -> (created: Int, refusal: String) {
+            var created = 0
+            for connection in first..<(first + 100) {
+                let caller = Caller(client: ClientID(":9.\(uid).\(connection)"), uid: uid)
+                var made = 0
+                while true {
+                    do {
+                        _ = try await h.context(caller)
+                        created += 1
+                        made += 1
+                    } catch {
+                        if made == 0 { return (created, (error as? LocalAuthError)?.message ?? "\(error)") }
+                        break
+                    }
+                }
+            }
+            return (created, "never refused")
+        }
+        let attacker = await fill(uid: 2000)
+        #expect(attacker.created == 10 && attacker.refusal.contains("together already have 10 contexts"), "\(attacker)")
+        _ = try await h.context(H.bob)  // another user is unaffected
+        let second = await fill(uid: 3000)
+        #expect(second.created == 9 && second.refusal.contains("unprivileged"), "20 of 24 for users: \(second)")
+        // A connection that leaves gives its contexts back to its user's share.
+        await h.engine.clientDisconnected(ClientID(":9.2000.0"))
+        #expect(await fill(uid: 2000, from: 100).created == 4)
+        await #expect(throws: LocalAuthError.self) { try await h.context(H.alice) }
+
+        _ = try await h.context(H.root) { $0.user = H.alice.uid; $0.isUnlockContext = true }
+        for _ in 1...3 { _ = try await h.context(H.root) { $0.user = 2000 } }
+        do { _ = try await h.context(Caller(client: ClientID(":1.2"), uid: 0)); Issue.record("beyond maxContexts") } catch let error as LocalAuthError {
+            #expect(error.message.contains("maximum of 24"))
+        }
     }
 
     @Test func invalidatedContextsAreRememberedBoundedlyPerClient() async throws {

@@ -56,6 +56,14 @@ struct EarlierSuccessTests {
         #expect(await h.begin(bio, on: context).errorCode == .notInteractive, "enrollments changed")
     }
 
+    @Test func aBiometryLockoutSetsItAside() async throws {
+        let (h, context) = try await succeeded()
+        try await ReuseWindowEndTests().failBiometry(h, 5)
+        #expect(await h.engine.userState(of: H.alice.uid).biometryLockedOut)
+        #expect(await h.begin(.deviceOwnerAuthentication, on: context).errorCode == .notInteractive, "locked out: the passcode is owed")
+        #expect(await h.begin(bio, on: context).errorCode == .biometryLockout)
+    }
+
     @Test func unlockContextsNeverReuseASuccess() async throws {
         let h = try EngineHarness()
         try await h.setUp(fingers: ["right-index-finger"])

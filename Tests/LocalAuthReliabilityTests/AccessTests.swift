@@ -4,22 +4,33 @@ import LocalAuthTestSupport
 import Synchronization
 import Testing
 
-/// Another user (uid 65534 through setpriv) can neither call, read nor hear my context, nor drive
-/// the simulator or reset lockouts.
+/// Another user (uid 65534 through setpriv) can neither call, read nor hear my context, nor tell
+/// whether it exists, nor drive the simulator or reset lockouts.
 @Suite("Access", .timeLimit(.minutes(2)))
 struct AccessTests {
     typealias D = DaemonUnderTest
     static let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
 
+    /// argv[2:5]: the owner's live context, its invalidated one, and one that never existed.
+    /// Each context call is made on all three and printed once if every answer is the same.
     static let stranger = PythonDBusClient.prelude + #"""
-context = bus.get_object(N, sys.argv[2], introspect=False)
+import hashlib
+def answer(call):
+    try:
+        return 'returned ' + hashlib.sha256(str(call()).encode()).hexdigest()
+    except dbus.DBusException as e:
+        return e.get_dbus_name() + ' ' + str(e.get_dbus_message())
+def probe(name, call):
+    answers = [answer(lambda: call(bus.get_object(N, path, introspect=False))) for path in sys.argv[2:5]]
+    print(name, 'same ' + answers[0] if len(set(answers)) == 1 else 'differs ' + ' / '.join(answers))
 for member, arguments in [('CanEvaluatePolicy', [dbus.UInt32(2)]), ('EvaluatePolicy', [dbus.UInt32(2), 'x']), ('SubmitPasscode', ['guess-1234']),
                           ('Cancel', []), ('Fallback', []), ('Invalidate', [])]:
-    attempt('context-' + member, lambda: context.get_dbus_method(member, N + '.Context')(*arguments))
-properties = dbus.Interface(context, 'org.freedesktop.DBus.Properties')
-attempt('context-Get', lambda: properties.Get(N + '.Context', 'State'))
-attempt('context-GetAll', lambda: properties.GetAll(N + '.Context'))
-attempt('context-Set', lambda: properties.Set(N + '.Context', 'LocalizedCancelTitle', dbus.String('mine', variant_level=1)))
+    probe('context-' + member, lambda context: context.get_dbus_method(member, N + '.Context')(*arguments))
+properties = lambda context: dbus.Interface(context, 'org.freedesktop.DBus.Properties')
+probe('context-Get', lambda context: properties(context).Get(N + '.Context', 'State'))
+probe('context-GetAll', lambda context: properties(context).GetAll(N + '.Context'))
+probe('context-Set', lambda context: properties(context).Set(N + '.Context', 'LocalizedCancelTitle', dbus.String('mine', variant_level=1)))
+probe('context-Introspect', lambda context: context.Introspect(dbus_interface='org.freedesktop.DBus.Introspectable'))
 simulator = bus.get_object(N, M + '/simulator', introspect=False)
 for member, arguments in [('Touch', ['right-index-finger']), ('FingerprintRetry', ['too-fast']), ('PresentFace', ['primary', True]),
                           ('SetConnected', ['fingerprint', False]), ('PressCancel', []), ('PressFallback', []), ('Reset', [])]:
@@ -42,6 +53,9 @@ attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65
             }
             let before = try await owner.userState()
             let context = try await owner.createContext()
+            let invalidated = try await owner.createContext()
+            _ = try await owner.context(invalidated, "Invalidate")
+            let never = D.managerPath + "/context/999999"
 
             // A stranger listening to everything the daemon sends, with ordinary match rules.
             let monitor = Process()
@@ -61,13 +75,20 @@ attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65
             // gdbus subscribes before it asks who owns the name, so this line means it listens.
             while try await !lines.next(within: .seconds(10)).contains("is owned by") {}
 
-            let attempts = try await runTool("/usr/bin/setpriv", Self.nobody + ["/usr/bin/python3", "-c", Self.stranger, bus.address, context],
+            let attempts = try await runTool("/usr/bin/setpriv", Self.nobody + ["/usr/bin/python3", "-c", Self.stranger, bus.address, context, invalidated, never],
                                              timeout: .seconds(30))
             #expect(attempts.status == 0, "\(attempts.output)")
             let outcomes = attempts.output.split(separator: "\n")
-            #expect(outcomes.count == 18, "\(attempts.output)")
+            #expect(outcomes.count == 19, "\(attempts.output)")
             for outcome in outcomes {
-                #expect(outcome.hasSuffix("org.freedesktop.DBus.Error.AccessDenied"), "uid 65534: \(outcome)")
+                // Someone else's context looks like no context at all: existence is not even revealed.
+                if outcome.hasPrefix("context-Introspect") {
+                    #expect(outcome.contains(" same returned "), "uid 65534: \(outcome)")
+                } else if outcome.hasPrefix("context-") {
+                    #expect(outcome.contains(" same org.freedesktop.DBus.Error.UnknownObject "), "uid 65534: \(outcome)")
+                } else {
+                    #expect(outcome.hasSuffix("org.freedesktop.DBus.Error.AccessDenied"), "uid 65534: \(outcome)")
+                }
             }
             // The owner's own evaluation, with prompts and property changes the stranger must not hear.
             async let evaluation = owner.context(context, "EvaluatePolicy", [.uint32(1), .string("mine")])

@@ -53,7 +53,7 @@ print('churned', done)
         let rounds = StressLevel.churnRounds
         let reproduce = "reproduce: LOCALAUTH_CHURN_ROUNDS=\(rounds) swift test --filter ClientChurnTests"
         // 10 clients × 3 contexts live at a time; any leak soon hits max_contexts and fails a client.
-        try await withDaemon(configuration: "max_contexts = 40\n") { _, bus in
+        try await withDaemon(configuration: "max_contexts = 40\nroot_reserved_contexts = 0\n") { _, bus in
             let client = try await Client(bus)
             try await client.setUp(fingers: ["right-index-finger"])
             let pid = try #require(try await client.connection.credentials(of: D.busName).pid)

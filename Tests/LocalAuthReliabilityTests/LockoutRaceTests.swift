@@ -10,7 +10,7 @@ struct LockoutRaceTests {
 
     @Test func simultaneousFailuresLockAtExactlyFiveAndNothingGetsPast() async throws {
         let count = StressLevel.raceClients
-        try await withDaemon(configuration: "max_contexts = \(count * 4)\n") { daemon, bus in
+        try await withDaemon(configuration: "max_contexts = \(count * 4)\nroot_reserved_contexts = 0\n") { daemon, bus in
             let admin = try await Client(bus)
             try await admin.setUp(fingers: ["right-index-finger"])
             let clients = try await withThrowingTaskGroup(of: Client.self) { group in

@@ -23,8 +23,14 @@ public struct Configuration: Sendable, Hashable {
     public var simulatorGroup = ""
     /// Live contexts one client may hold.
     public var maxContextsPerClient = 32
+    /// Live contexts of all of one user's connections together; root is not limited by it
+    /// (its contexts serve logins and sudo for every user).
+    public var maxContextsPerUser = 256
     /// Live contexts of all clients together.
     public var maxContexts = 4096
+    /// How many of ``maxContexts`` only root may take, so that a login screen and sudo still get
+    /// contexts when unprivileged users have taken all the others. Less than ``maxContexts``.
+    public var rootReservedContexts = 64
     /// Where per-user state lives; nil means "not set in the file" so that `$STATE_DIRECTORY`
     /// or the built-in default (``defaultStateDirectory``) applies.
     public var stateDirectory: String?
@@ -43,6 +49,9 @@ public struct Configuration: Sendable, Hashable {
         }
         return Self.defaultStateDirectory
     }
+
+    /// Live contexts all unprivileged clients together may hold: what root's reserve leaves.
+    public var maxUnprivilegedContexts: Int { max(maxContexts - rootReservedContexts, 0) }
 
     /// The passcode lockout rules this configuration describes.
     public var passcodeSchedule: PasscodeDelaySchedule {

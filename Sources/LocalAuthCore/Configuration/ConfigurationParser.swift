@@ -67,6 +67,10 @@ public enum ConfigurationParser {
                 throw fail("\(key): \(error.message)")
             }
         }
+        if configuration.rootReservedContexts >= configuration.maxContexts {
+            let line = seen[Setting.rootReservedContexts.rawValue] ?? seen[Setting.maxContexts.rawValue] ?? 0
+            throw ConfigurationError(file: file, line: line, message: "root_reserved_contexts (\(configuration.rootReservedContexts)) must be less than max_contexts (\(configuration.maxContexts)), or only root could create contexts; lower root_reserved_contexts or raise max_contexts")
+        }
         return Located(configuration: configuration, file: file, lines: seen)
     }
 
@@ -86,7 +90,9 @@ public enum ConfigurationParser {
         case simulatorEventTTL = "simulator_event_ttl"
         case simulatorGroup = "simulator_group"
         case maxContextsPerClient = "max_contexts_per_client"
+        case maxContextsPerUser = "max_contexts_per_user"
         case maxContexts = "max_contexts"
+        case rootReservedContexts = "root_reserved_contexts"
         case stateDirectory = "state_directory"
 
         func apply(_ value: String, to configuration: inout Configuration) throws(ValueError) {
@@ -123,8 +129,12 @@ public enum ConfigurationParser {
                 configuration.simulatorGroup = value
             case .maxContextsPerClient:
                 configuration.maxContextsPerClient = try Self.integer(value, in: 1...1_000_000)
+            case .maxContextsPerUser:
+                configuration.maxContextsPerUser = try Self.integer(value, in: 1...1_000_000)
             case .maxContexts:
                 configuration.maxContexts = try Self.integer(value, in: 1...1_000_000)
+            case .rootReservedContexts:
+                configuration.rootReservedContexts = try Self.integer(value, in: 0...1_000_000)
             case .stateDirectory:
                 guard value.hasPrefix("/") else { throw ValueError(message: "expected an absolute path, found \"\(value)\"") }
                 configuration.stateDirectory = value

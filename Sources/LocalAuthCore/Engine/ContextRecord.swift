@@ -2,6 +2,8 @@
 struct ContextRecord: Sendable {
     let id: ContextID
     let owner: ClientID
+    /// The uid of the connection that created it, for the per-user limit.
+    let ownerUID: UInt32
     /// The user the context authenticates: the caller, or the user a privileged caller named.
     let user: UInt32
     var options: ContextOptions
@@ -19,9 +21,10 @@ struct ContextRecord: Sendable {
         var listening: Set<BiometricModality>
     }
 
-    init(id: ContextID, owner: ClientID, user: UInt32, options: ContextOptions) {
+    init(id: ContextID, owner: ClientID, ownerUID: UInt32, user: UInt32, options: ContextOptions) {
         self.id = id
         self.owner = owner
+        self.ownerUID = ownerUID
         self.user = user
         self.options = options
         self.published = Published(state: .idle, listening: [])

@@ -8,8 +8,9 @@
 /// Which policies it satisfies follows what the user proved: a biometric match (or a reuse of a
 /// biometric unlock) satisfies policies 1, 2 and 4; a passcode satisfies policy 2 only, so a
 /// biometrics-only evaluation after it still asks for biometry. Refusals still come first (no
-/// passcode, biometry locked out, passcode locked), and a biometric success lapses when the user's
-/// enrollments change (the domain state it was made under is gone). Unlock contexts never reuse a
+/// passcode, biometry locked out, passcode locked); any earlier success is set aside while biometry
+/// is locked out or the passcode is delayed (as the reuse window is), and a biometric success lapses
+/// when the user's enrollments change (the domain state it was made under is gone). Unlock contexts never reuse a
 /// success: a device unlock always tests the user, as on Apple platforms.
 struct EarlierSuccess: Sendable, Hashable {
     let success: EvaluationSuccess

@@ -234,8 +234,8 @@ extension PolicyEngine {
         }
     }
 
-    /// Applies `change` to the profile and saves it; nothing changes when the save fails, or when
-    /// the passcode changed while this operation was checking it.
+    /// Applies `change` to the profile and saves it, ending the reuse window; nothing changes when
+    /// the save fails, or when the passcode changed while this operation was checking it.
     private func changeProfile(of uid: UInt32, expectingPasscodeHash expected: String?,
                                _ change: (inout UserProfile) throws(LocalAuthError) -> Void) throws(LocalAuthError) {
         let record = userRecord(uid)
@@ -252,6 +252,11 @@ extension PolicyEngine {
             throw LocalAuthError(.serviceFailure, "Could not save the change (\(error.message)); nothing was changed.")
         }
         users[uid]?.profile = profile
+        // A recent unlock vouched for the user as they authenticated then, not as they do now.
+        if users[uid]?.ledger.lastUnlockMatch != nil {
+            users[uid]?.ledger.endReuseWindow()
+            persistLedger(of: uid)
+        }
     }
 
     private func enabledBackend(_ modality: BiometricModality) throws(LocalAuthError) -> any BiometricBackend {

@@ -37,6 +37,8 @@ public actor PolicyEngine {
 
     var contexts: [ContextID: ContextRecord] = [:]
     var liveContextsByClient: [ClientID: Int] = [:]
+    /// Live contexts per uid of the connections that created them (root's included, though not limited).
+    var liveContextsByUser: [UInt32: Int] = [:]
     /// Invalidated contexts: owner by id, and per client in invalidation order (oldest first).
     var invalidatedOwners: [ContextID: ClientID] = [:]
     var invalidatedByClient: [ClientID: [ContextID]] = [:]
@@ -81,18 +83,35 @@ public actor PolicyEngine {
         }
         try ContextOptions.validateText(options.localizedFallbackTitle, name: "fallback title", allowEmpty: true)
         try ContextOptions.validateText(options.localizedCancelTitle, name: "cancel title", allowEmpty: false)
+        try checkContextLimits(for: caller)
+        remember(caller)
+        lastContextNumber += 1
+        let id = ContextID(lastContextNumber)
+        contexts[id] = ContextRecord(id: id, owner: caller.client, ownerUID: caller.uid, user: options.user ?? caller.uid, options: options)
+        liveContextsByClient[caller.client, default: 0] += 1
+        liveContextsByUser[caller.uid, default: 0] += 1
+        return id
+    }
+
+    /// Refuses a new context beyond the caller's connection's share, its user's share, or what
+    /// the service holds. Root is limited only per connection and by the total: the last
+    /// ``Configuration/rootReservedContexts`` are its alone, so logins and sudo work however many
+    /// contexts other users hold.
+    private func checkContextLimits(for caller: Caller) throws(LocalAuthError) {
         guard liveContextsByClient[caller.client, default: 0] < configuration.maxContextsPerClient else {
             throw LocalAuthError(.limitsExceeded, "This client already has \(configuration.maxContextsPerClient) contexts; invalidate some before creating more.")
+        }
+        if !caller.isPrivileged {
+            guard liveContextsByUser[caller.uid, default: 0] < configuration.maxContextsPerUser else {
+                throw LocalAuthError(.limitsExceeded, "Your applications together already have \(configuration.maxContextsPerUser) contexts; invalidate some or quit an application before creating more.")
+            }
+            guard contexts.count < configuration.maxUnprivilegedContexts else {
+                throw LocalAuthError(.limitsExceeded, "The service holds the \(configuration.maxUnprivilegedContexts) contexts it allows unprivileged clients (the rest are kept for logins and sudo); try again later.")
+            }
         }
         guard contexts.count < configuration.maxContexts else {
             throw LocalAuthError(.limitsExceeded, "The service holds its maximum of \(configuration.maxContexts) contexts; try again later.")
         }
-        remember(caller)
-        lastContextNumber += 1
-        let id = ContextID(lastContextNumber)
-        contexts[id] = ContextRecord(id: id, owner: caller.client, user: options.user ?? caller.uid, options: options)
-        liveContextsByClient[caller.client, default: 0] += 1
-        return id
     }
 
     /// The context's properties. Invalidated contexts answer invalidContext.
@@ -171,6 +190,7 @@ public actor PolicyEngine {
         contexts[id] = nil
         liveContextsByClient[caller, default: 1] -= 1
         if liveContextsByClient[caller] == 0 { liveContextsByClient[caller] = nil }
+        countRemoval(of: record)
         invalidatedOwners[id] = caller
         invalidatedByClient[caller, default: []].append(id)
         if let list = invalidatedByClient[caller], list.count > Self.invalidatedContextsKeptPerClient {
@@ -189,6 +209,7 @@ public actor PolicyEngine {
                 evaluation.reply(.failure(LocalAuthError(.systemCancel, "The client disconnected.")))
             }
             contexts[id] = nil
+            countRemoval(of: record)
             dirty.insert(id)
         }
         liveContextsByClient[client] = nil
@@ -285,15 +306,17 @@ public actor PolicyEngine {
         }
 
         let user = userRecord(record.user)
+        let now = environment.clock.now()
+        // A lockout ends an earlier success as it ends the reuse window: the owner may not be the one here.
         if !record.options.isUnlockContext, let earlier = record.earlierSuccess,
+           !user.ledger.biometryLockedOut, user.ledger.passcodeRefusal(at: now) == nil,
            earlier.satisfies(policy.kind, domainStateNow: domainState(of: record.user)) {
             audit(.success(.earlierSuccess), policy: policy, user: record.user, client: caller)
             reply(.success(.earlierSuccess))
             return
         }
-        let now = environment.clock.now()
         let window = min(record.options.allowableReuseDuration, ContextOptions.maximumAllowableReuseDuration)
-        if window > 0, let last = user.ledger.lastUnlockMatch, now - last >= 0, now - last <= window {
+        if user.ledger.allowsReuse(within: window, at: now) {
             contexts[id]?.earlierSuccess = EarlierSuccess(success: .reuse, domainState: domainState(of: record.user))
             audit(.success(.reuse), policy: policy, user: record.user, client: caller)
             reply(.success(.reuse))
@@ -403,22 +426,26 @@ public actor PolicyEngine {
         environment.domainStateHasher.domainState(user: user, profile: userRecord(user).profile)
     }
 
-    // MARK: Lookup and announcements
-
-    /// The caller's live context; invalidContext for its invalidated ones, accessDenied for others'.
-    func ownedContext(_ id: ContextID, caller: ClientID) throws(LocalAuthError) -> ContextRecord {
-        if let record = contexts[id] {
-            guard record.owner == caller else { throw Self.notYours }
-            return record
-        }
-        if let owner = invalidatedOwners[id] {
-            guard owner == caller else { throw Self.notYours }
-            throw LocalAuthError(.invalidContext)
-        }
-        throw LocalAuthError(.unknownContext, "No context \(id) exists; create one with CreateContext.")
+    private func countRemoval(of record: ContextRecord) {
+        liveContextsByUser[record.ownerUID, default: 1] -= 1
+        if liveContextsByUser[record.ownerUID] == 0 { liveContextsByUser[record.ownerUID] = nil }
     }
 
-    private static let notYours = LocalAuthError(.accessDenied, "This context belongs to another client.")
+    // MARK: Lookup and announcements
+
+    /// The caller's live context, or invalidContext for one it invalidated (while remembered).
+    ///
+    /// Any other id, be it another client's live or invalidated context or one that never
+    /// existed, gets the same ``noSuchContext`` whoever asks (another user, or the same user's
+    /// other connection, which may be a sandboxed app): probing ids must not tell which exist.
+    func ownedContext(_ id: ContextID, caller: ClientID) throws(LocalAuthError) -> ContextRecord {
+        if let record = contexts[id], record.owner == caller { return record }
+        if invalidatedOwners[id] == caller { throw LocalAuthError(.invalidContext) }
+        throw Self.noSuchContext
+    }
+
+    /// Carries no id or owner: the answer must read the same for every context that is not the caller's.
+    static let noSuchContext = LocalAuthError(.unknownContext, "This connection has no such context; create one with CreateContext.")
 
     func state(of record: ContextRecord) -> ContextState {
         guard let evaluation = record.evaluation else { return .idle }

@@ -10,7 +10,9 @@ public struct UserLedger: Codable, Sendable, Hashable {
     public var passcodeRetryAfter: UnixTime?
     /// Locked until an administrator resets it.
     public var passcodeLockedOut = false
-    /// The last biometric match of an unlock context; feeds the reuse window.
+    /// The last biometric match of an unlock context; feeds the reuse window. A lockout (of
+    /// biometry, or the passcode's first delay) ends the window for good, and so does any change
+    /// to the user's passcode or enrollments (see ``endReuseWindow()``).
     public var lastUnlockMatch: UnixTime?
 
     public init() {}
@@ -31,9 +33,23 @@ public struct UserLedger: Codable, Sendable, Hashable {
         biometryFailures += 1
         if !biometryLockedOut && biometryFailures >= maxFailures {
             biometryLockedOut = true
+            endReuseWindow()
             return true
         }
         return false
+    }
+
+    /// Whether an unlock match within the last `window` seconds satisfies an evaluation without
+    /// a prompt (Apple's `touchIDAuthenticationAllowableReuseDuration`). Never while biometry or
+    /// the passcode is locked out or delayed: a lockout says the owner may not be the one here.
+    public func allowsReuse(within window: Double, at now: UnixTime) -> Bool {
+        guard window > 0, let last = lastUnlockMatch, now - last >= 0, now - last <= window else { return false }
+        return !biometryLockedOut && passcodeRefusal(at: now) == nil
+    }
+
+    /// Forgets the last unlock match: the next evaluation prompts, whatever its reuse duration.
+    public mutating func endReuseWindow() {
+        lastUnlockMatch = nil
     }
 
     /// A biometric match ends the run of consecutive failures.
@@ -54,13 +70,20 @@ public struct UserLedger: Codable, Sendable, Hashable {
         return nil
     }
 
-    /// Counts one wrong passcode and applies the schedule's delay or lock.
+    /// Counts one wrong passcode and applies the schedule's delay or lock; either ends the reuse
+    /// window. (Attempts are counted before they are checked, so a right passcode at that count
+    /// ends it too.)
     public mutating func recordPasscodeFailure(at now: UnixTime, schedule: PasscodeDelaySchedule) {
         passcodeFailures += 1
         switch schedule.consequence(ofFailure: passcodeFailures) {
-        case .none: passcodeRetryAfter = nil
-        case .delay(let seconds): passcodeRetryAfter = now + seconds
-        case .permanentLock: passcodeLockedOut = true
+        case .none:
+            passcodeRetryAfter = nil
+        case .delay(let seconds):
+            passcodeRetryAfter = now + seconds
+            endReuseWindow()
+        case .permanentLock:
+            passcodeLockedOut = true
+            endReuseWindow()
         }
     }
 
