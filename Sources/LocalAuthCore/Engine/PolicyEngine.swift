@@ -275,6 +275,7 @@ public actor PolicyEngine {
                 throw LocalAuthError(.systemCancel, "The authentication service is shutting down.")
             }
             if let refusal = refusal(of: policy, for: userRecord(record.user)) { throw refusal }
+            try requireSavedLedger(of: record.user)
         } catch {
             // Outcomes of the model (companionNotAvailable, passcodeNotSet, …) are audited; bad requests are not.
             if error.code != nil, let record = contexts[id] {
@@ -368,7 +369,7 @@ public actor PolicyEngine {
                 return LocalAuthError(.passcodeLockout, "This user's stored state could not be read; an administrator must reset it (localauth lockout reset --uid N).")
             }
             guard user.profile.hasPasscode else { return LocalAuthError(.passcodeNotSet) }
-            if user.ledger.passcodeLockedOut, let refusal = user.ledger.passcodeRefusal(at: environment.clock.now()) {
+            if user.ledger.passcodeLockedOut, let refusal = user.ledger.passcodeRefusal(at: environment.clock.reading()) {
                 return refusal
             }
             return nil
