@@ -92,7 +92,7 @@ struct CanEvaluatePolicyTests {
     @Test func deviceOwnerFailsWhenThePasscodeIsPermanentlyLockedButNotWhileDelayed() async throws {
         var delayed = UserLedger()
         delayed.passcodeFailures = 5
-        delayed.passcodeRetryAfter = UnixTime(4_000_000_000)
+        delayed.passcodeRetryAfter = FakeClock().now() + 60
         let h1 = try harness(ledger: delayed)
         try await h1.setUp()
         #expect(await check(h1, .deviceOwnerAuthentication, try await h1.context()) == nil)

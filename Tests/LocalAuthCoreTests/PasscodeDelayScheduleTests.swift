@@ -23,22 +23,22 @@ struct PasscodeDelayScheduleTests {
 
     @Test func ledgerRefusesDuringTheDelayAndSaysWhen() {
         var ledger = UserLedger()
-        let now = UnixTime(1000)
-        for _ in 1...5 { ledger.recordPasscodeFailure(at: now, schedule: schedule) }
+        func at(_ seconds: Double) -> ClockReading { ClockReading(wall: UnixTime(seconds), uptime: BootTime(boot: "b", seconds: seconds - 900)) }
+        for _ in 1...5 { ledger.recordPasscodeFailure(at: at(1000), schedule: schedule) }
         #expect(ledger.passcodeRetryAfter == UnixTime(1060))
-        let refusal = ledger.passcodeRefusal(at: UnixTime(1059))
+        let refusal = ledger.passcodeRefusal(at: at(1059))
         #expect(refusal?.code == .passcodeLockout)
         #expect(refusal?.retryAfter == UnixTime(1060))
         #expect(refusal?.message.contains("1 s") == true)
-        #expect(ledger.passcodeRefusal(at: UnixTime(1060)) == nil)
+        #expect(ledger.passcodeRefusal(at: at(1060)) == nil)
     }
 
     @Test func correctPasscodeClearsEveryCounterAndLock() {
         var ledger = UserLedger()
         _ = ledger.recordBiometricFailure(maxFailures: 1)
-        for _ in 1...6 { ledger.recordPasscodeFailure(at: UnixTime(0), schedule: schedule) }
+        for _ in 1...6 { ledger.recordPasscodeFailure(at: ClockReading(wall: UnixTime(0), uptime: BootTime(boot: "b", seconds: 0)), schedule: schedule) }
         ledger.recordPasscodeSuccess()
         #expect(ledger.biometryFailures == 0 && !ledger.biometryLockedOut)
-        #expect(ledger.passcodeFailures == 0 && ledger.passcodeRetryAfter == nil && !ledger.passcodeLockedOut)
+        #expect(ledger == UserLedger())
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LocalAuthCore
 import LocalAuthSystem
 import Testing
@@ -24,5 +25,15 @@ struct SystemWallClockTests {
         // time(2) truncates to whole seconds: now lies within the seconds read around it.
         #expect(secondsBefore <= now && now < secondsAfter + 1)
         #expect(now > 1_700_000_000, "seconds since 1970, not since boot")
+    }
+
+    @Test func uptimeIsThisBootsClockAndSettingTheDateCannotMoveIt() throws {
+        var boottime = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boottime)
+        let first = SystemWallClock().uptime(), second = SystemWallClock().uptime()
+        #expect(abs(first.seconds - (Double(boottime.tv_sec) + Double(boottime.tv_nsec) / 1e9)) < 5)
+        #expect(second.seconds >= first.seconds)
+        let bootID = try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(first.boot == bootID && second.boot == bootID, "one boot id for every daemon start in this boot")
     }
 }

@@ -45,11 +45,13 @@ extension PolicyEngine {
         guard let hasher = environment.passcodeHasher else { throw Self.passcodeBackendDisabled }
         if user.profileDamaged { throw Self.damagedProfile }
         guard let storedHash = user.profile.passcodeHash else { throw LocalAuthError(.passcodeNotSet) }
-        let now = environment.clock.now()
+        let now = environment.clock.reading()
         if let refusal = user.ledger.passcodeRefusal(at: now) { throw refusal }
+        try requireSavedLedger(of: uid)
 
         users[uid]?.ledger.recordPasscodeFailure(at: now, schedule: configuration.passcodeSchedule)
-        persistLedger(of: uid)
+        // Not compared unless counted durably; the count stays in memory either way.
+        try persistLedger(of: uid)
         let matches = await hasher.verify(passcode, against: storedHash)
 
         guard matches else {
@@ -60,14 +62,15 @@ extension PolicyEngine {
                 for (id, record) in contexts where record.user == uid {
                     handle(.passcodePermanentlyLocked, on: id)
                 }
-            } else if let retryAfter = ledger.passcodeRetryAfter {
+            } else if let delay = ledger.passcodeDelay {
                 recordAudit(AuditEntry(.passcodeLockout, severity: .notice, user: uid, client: client.rawValue, result: "delayed",
-                                                    message: "\(ledger.passcodeFailures) consecutive wrong passcodes; next try allowed in \(Int((retryAfter - now).rounded())) s."))
+                                                    message: "\(ledger.passcodeFailures) consecutive wrong passcodes; next try allowed in \(UserLedger.describe(seconds: delay.seconds))."))
             }
             return .wrong
         }
         users[uid]?.ledger.recordPasscodeSuccess()
-        persistLedger(of: uid)
+        // A success only lowers counts: if it cannot be saved, the stricter saved ones stay in force on disk.
+        try? persistLedger(of: uid)
         return .correct
     }
 
@@ -181,6 +184,7 @@ extension PolicyEngine {
         do { try environment.store.saveLedger(record.ledger, user: uid) } catch {
             throw LocalAuthError(.serviceFailure, "Could not save the reset ledger of uid \(uid): \(error.message)")
         }
+        record.ledgerUnsaved = false
         users[uid] = record
         recordAudit(AuditEntry(.administratorReset, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: "reset", message: "An administrator (uid \(caller.uid)) cleared every counter and lock of uid \(uid)."))
@@ -188,8 +192,7 @@ extension PolicyEngine {
 
     public func userState(of uid: UInt32) -> UserState {
         let user = userRecord(uid)
-        let now = environment.clock.now()
-        let retryAfter = user.ledger.passcodeRetryAfter.flatMap { $0 > now ? $0 : nil }
+        let retryAfter = user.ledger.retryAfter(at: environment.clock.reading())
         return UserState(passcodeSet: user.profile.hasPasscode, enrollments: user.profile.enrollments,
                          biometryFailures: user.ledger.biometryFailures, biometryLockedOut: user.ledger.biometryLockedOut,
                          passcodeFailures: user.ledger.passcodeFailures, passcodeRetryAfter: retryAfter,
@@ -209,29 +212,54 @@ extension PolicyEngine {
             record.profileDamaged = true
             reportStateError("Could not read the profile of uid \(uid) (\(error.message)); treating the user as locked until an administrator reset.", user: uid)
         }
+        var adapted = false
         do throws(StateStoreError) {
-            if let ledger = try store.loadLedger(user: uid) { record.ledger = ledger }
+            if let ledger = try store.loadLedger(user: uid) {
+                record.ledger = try ledger.validated(at: environment.clock.reading(), schedule: configuration.passcodeSchedule)
+                adapted = record.ledger.passcodeDelay != ledger.passcodeDelay
+            }
         } catch {
             record.ledger = failClosedLedger
             reportStateError("Could not read the lockout ledger of uid \(uid) (\(error.message)); treating the user as locked until an administrator reset.", user: uid)
         }
         if record.profileDamaged { record.ledger = failClosedLedger }
         users[uid] = record
-        return record
+        // A delay restarted in this boot is saved, so that a second restart does not restart it again.
+        if adapted && !record.profileDamaged { try? persistLedger(of: uid) }
+        return users[uid] ?? record
     }
 
     private var failClosedLedger: UserLedger {
         .failClosed(biometryMaxFailures: configuration.biometryMaxFailures, passcodeMaxFailures: configuration.passcodeMaxFailures)
     }
 
-    /// Saves the user's ledger. If that fails the stricter in-memory count stays in force and the failure is logged.
-    func persistLedger(of uid: UInt32) {
-        guard let ledger = users[uid]?.ledger else { return }
+    /// Saves the user's ledger. When that fails the in-memory counts stay in force, the user is
+    /// marked so that attempts are refused until a save succeeds, and the first failure is logged;
+    /// the error says what to do.
+    func persistLedger(of uid: UInt32) throws(LocalAuthError) {
+        guard let record = users[uid] else { return }
         do throws(StateStoreError) {
-            try environment.store.saveLedger(ledger, user: uid)
+            try environment.store.saveLedger(record.ledger, user: uid)
         } catch {
-            reportStateError("Could not save the lockout ledger of uid \(uid) (\(error.message)); the counts stay in force in memory.", user: uid)
+            if !record.ledgerUnsaved {
+                users[uid]?.ledgerUnsaved = true
+                reportStateError("Could not save the lockout ledger of uid \(uid) (\(error.message)); its counts stay in force in memory and its attempts are refused until the ledger can be saved. Free disk space or make the state directory writable.", user: uid)
+            }
+            throw Self.unsaveableLedger
         }
+        if record.ledgerUnsaved {
+            users[uid]?.ledgerUnsaved = false
+            recordAudit(AuditEntry(.stateError, severity: .notice, user: uid, result: "recovered",
+                                   message: "The lockout ledger of uid \(uid) could be saved again; its attempts are accepted again."))
+        }
+    }
+
+    /// Retries the save of a ledger whose last save failed; throws while it still fails. Every
+    /// attempt (biometric, passcode, new evaluation) passes here first, so nothing is counted
+    /// only in memory.
+    func requireSavedLedger(of uid: UInt32) throws(LocalAuthError) {
+        guard userRecord(uid).ledgerUnsaved else { return }
+        try persistLedger(of: uid)
     }
 
     /// Applies `change` to the profile and saves it, ending the reuse window; nothing changes when
@@ -255,7 +283,8 @@ extension PolicyEngine {
         // A recent unlock vouched for the user as they authenticated then, not as they do now.
         if users[uid]?.ledger.lastUnlockMatch != nil {
             users[uid]?.ledger.endReuseWindow()
-            persistLedger(of: uid)
+            // The change itself is saved; an unsaved ledger is flagged and refuses attempts until saved.
+            try? persistLedger(of: uid)
         }
     }
 
@@ -270,6 +299,8 @@ extension PolicyEngine {
         recordAudit(AuditEntry(.stateError, severity: .error, user: user, result: "fail-closed", message: message))
     }
 
+    /// What a client is told while its ledger cannot be saved; the cause (with paths) goes to the log only.
+    static let unsaveableLedger = LocalAuthError(.serviceFailure, "The authentication service cannot save your failed-attempt count, so no attempt can be accepted now. An administrator must free disk space or make localauthd's state directory writable (its log says why); then try again.")
     static let passcodeBackendDisabled = LocalAuthError(.notSupported, "The passcode backend is not enabled; add `passcode` to `backends` in localauthd.conf.")
     static let damagedProfile = LocalAuthError(.serviceFailure, "This user's stored state could not be read; an administrator must reset it (localauth lockout reset --uid N).")
 }

@@ -94,18 +94,33 @@ extension PolicyEngine {
                 handle(.biometryLockedOut, on: id)
                 return
             }
+            do throws(LocalAuthError) { try requireSavedLedger(of: uid) } catch {
+                finish(id, .failure(error))
+                return
+            }
             users[uid]?.ledger.recordBiometricMatch(unlockAt: record.options.isUnlockContext ? environment.clock.now() : nil)
-            persistLedger(of: uid)
+            // A match only lowers counts: if it cannot be saved, the stricter saved ones stay in force on disk.
+            try? persistLedger(of: uid)
             handle(.matched(modality), on: id)
         case .match, .noMatch:
+            do throws(LocalAuthError) { try requireSavedLedger(of: uid) } catch {
+                finish(id, .failure(error))
+                return
+            }
             // A match of a label the user no longer has enrolled is a no-match.
             let lockedNow = users[uid]!.ledger.recordBiometricFailure(maxFailures: configuration.biometryMaxFailures)
-            persistLedger(of: uid)
+            var unsaved: LocalAuthError?
+            do throws(LocalAuthError) { try persistLedger(of: uid) } catch { unsaved = error }
             if lockedNow {
                 recordAudit(AuditEntry(.biometryLockout, severity: .notice, user: uid, client: record.owner.rawValue,
                                                     result: "locked", message: "Biometry locked after \(configuration.biometryMaxFailures) consecutive failed attempts."))
             }
-            handle(.noMatch(modality, lockedOut: lockedNow), on: id)
+            // A no-match that was not saved is not reported as one: the evaluation ends with the error.
+            if let unsaved {
+                finish(id, .failure(unsaved))
+            } else {
+                handle(.noMatch(modality, lockedOut: lockedNow), on: id)
+            }
             if lockedNow {
                 for (other, otherRecord) in contexts where other != id && otherRecord.user == uid && otherRecord.evaluation != nil {
                     handle(.biometryLockedOut, on: other)

@@ -296,6 +296,7 @@ public actor PolicyEngine {
                 throw LocalAuthError(.systemCancel, "The authentication service is shutting down.")
             }
             if let refusal = refusal(of: policy, for: userRecord(record.user)) { throw refusal }
+            try requireSavedLedger(of: record.user)
         } catch {
             // Outcomes of the model (companionNotAvailable, passcodeNotSet, …) are audited; bad requests are not.
             if error.code != nil, let record = contexts[id] {
@@ -306,7 +307,7 @@ public actor PolicyEngine {
         }
 
         let user = userRecord(record.user)
-        let now = environment.clock.now()
+        let now = environment.clock.reading()
         // A lockout ends an earlier success as it ends the reuse window: the owner may not be the one here.
         if !record.options.isUnlockContext, let earlier = record.earlierSuccess,
            !user.ledger.biometryLockedOut, user.ledger.passcodeRefusal(at: now) == nil,
@@ -336,7 +337,7 @@ public actor PolicyEngine {
         let timeout = configuration.evaluationTimeout
         contexts[id]?.evaluation = RunningEvaluation(
             machine: machine, policy: policy, reason: reason, serial: lastSerial,
-            deadline: timeout > 0 ? now + timeout : nil, reply: reply)
+            deadline: timeout > 0 ? now.wall + timeout : nil, reply: reply)
         dirty.insert(id)
         perform(action, on: id)
         settle()
@@ -401,7 +402,7 @@ public actor PolicyEngine {
                 return LocalAuthError(.passcodeLockout, "This user's stored state could not be read; an administrator must reset it (localauth lockout reset --uid N).")
             }
             guard user.profile.hasPasscode else { return LocalAuthError(.passcodeNotSet) }
-            if user.ledger.passcodeLockedOut, let refusal = user.ledger.passcodeRefusal(at: environment.clock.now()) {
+            if user.ledger.passcodeLockedOut, let refusal = user.ledger.passcodeRefusal(at: environment.clock.reading()) {
                 return refusal
             }
             return nil

@@ -4,6 +4,9 @@ struct UserRecord: Sendable {
     var ledger: UserLedger
     /// The stored profile could not be read: every check fails closed until an administrator reset.
     var profileDamaged = false
+    /// The last save of the ledger failed: the in-memory counts are in force, and the user's
+    /// attempts are refused until a save succeeds (see ``PolicyEngine/requireSavedLedger(of:)``).
+    var ledgerUnsaved = false
 }
 
 /// A user's state as `GetUserState` reports it.

@@ -16,6 +16,9 @@ public struct PasscodeDelaySchedule: Sendable, Hashable {
         case permanentLock
     }
 
+    /// The longest delay the schedule imposes; 0 for none.
+    public var longestDelay: Double { max(0, delays.max() ?? 0) }
+
     /// What the `failures`-th consecutive failure brings.
     public func consequence(ofFailure failures: Int) -> Consequence {
         if failures >= maxFailures { return .permanentLock }
