@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthDBus
 
 /// What Apple's system UI does, done by the app on Linux: show prompts, take the passcode, report
 /// the user's cancel and fallback choices.
@@ -23,7 +24,10 @@ extension LAContext {
     /// offered to the next `deviceOwnerAuthentication` evaluation as soon as it starts, or at once to
     /// one already running (also while biometrics listen). A wrong one is dropped, not offered again.
     /// nil clears it. Returns false for `.smartCardPIN` (not supported), a passcode that is not UTF-8
-    /// or contains NUL, or an invalidated context. The passcode is kept in memory only, never logged.
+    /// or contains NUL, or an invalidated context. The passcode is kept in memory only, never logged:
+    /// its bytes are copied into a buffer that is wiped when the context drops it (and its copy in
+    /// the outgoing D-Bus message is wiped once sent). `credential` itself stays yours to wipe, e.g.
+    /// with `credential.resetBytes(in: 0..<credential.count)` on your `var`.
     public func setCredential(_ credential: Data?, type: LACredentialType) -> Bool {
         switch type {
         case .smartCardPIN:
@@ -34,9 +38,8 @@ extension LAContext {
                 session.setCredential(nil)
                 return true
             }
-            guard let passcode = String(data: credential, encoding: .utf8), !passcode.unicodeScalars.contains("\0") else {
-                return false
-            }
+            let passcode = DBusSecret(copying: credential)
+            guard passcode.isValidString else { return false }
             session.setCredential(passcode)
             return true
         }
