@@ -57,7 +57,7 @@ public enum MemoryScan {
 
     /// Every copy of each secret in the memory of `pid`, in the order given.
     public static func copies(of secrets: [MaskedSecret], in pid: Int32) throws -> [[Hit]] {
-        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        let maps = try readToEnd("/proc/\(pid)/maps")
         let fd = open("/proc/\(pid)/mem", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ScanError("cannot open /proc/\(pid)/mem: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -93,6 +93,23 @@ public enum MemoryScan {
             }
         }
         return hits
+    }
+
+    /// A `/proc` file read to its end: it reports size 0, and reading it by its size (as
+    /// `String(contentsOfFile:)` may) can cut a long `maps` short.
+    private static func readToEnd(_ path: String) throws -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ScanError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var contents: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let got = read(fd, &buffer, buffer.count)
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { break }
+            contents += buffer[..<got]
+        }
+        return String(decoding: contents, as: UTF8.self)
     }
 
     private static func candidates(of secret: MaskedSecret, in buffer: UnsafeRawBufferPointer) -> [Int] {
