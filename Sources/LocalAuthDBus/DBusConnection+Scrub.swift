@@ -7,7 +7,8 @@ extension DBusConnection {
     /// beyond reach of any API) is overwritten from its start. Best effort: it covers the common
     /// case of a quiet connection, where each message is read to the start of a buffer of ~2 KiB;
     /// under load, or after a message bigger than that, earlier bytes can also be left in memory
-    /// that libdbus reallocated and freed. Only on `queue`.
+    /// that libdbus reallocated and freed. One scrub covers every message read before it is sent, so
+    /// callers coalesce requests (`ObjectRegistration` sends at most one per queue turn). Only on `queue`.
     func scrubReceiveBuffer() {
         dispatchPrecondition(condition: .onQueue(queue))
         // Under libdbus's 2048-byte read size, so the scrub arrives in one read without growing the buffer.

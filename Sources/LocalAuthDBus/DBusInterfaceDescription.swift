@@ -62,6 +62,7 @@ public struct DBusInterfaceDescription: Sendable, Hashable {
     }
 
     public func method(_ name: String) -> Method? { methods.first { $0.name == name } }
+    public func property(_ name: String) -> Property? { properties.first { $0.name == name } }
 
     /// The positions of `member`'s secret arguments, in any of `interfaces` named `interface` (or in
     /// any of them when a call names no interface).
@@ -73,7 +74,6 @@ public struct DBusInterfaceDescription: Sendable, Hashable {
         }
         return indexes
     }
-    public func property(_ name: String) -> Property? { properties.first { $0.name == name } }
 
     /// The `<interface>` element.
     public var xml: String {

@@ -60,7 +60,8 @@ extension DBusMessage {
     }
 
     /// The libdbus data slot whose free function wipes secrets; -1 if libdbus had no memory for it.
-    /// Allocated once and never freed, so the slot number's storage may live forever too.
+    /// libdbus keeps the address of the variable holding the slot number, so that variable is
+    /// allocated once and never freed.
     private static let wipeSlot: Int32 = {
         let slot = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
         slot.initialize(to: -1)

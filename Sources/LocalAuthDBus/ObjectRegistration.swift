@@ -12,6 +12,8 @@ final class ObjectRegistration: @unchecked Sendable {
     /// Where the secret arguments are (see `DBusInterfaceDescription.Argument.isSecret`).
     let interfaces: [DBusInterfaceDescription]
     let handler: DBusMethodHandler
+    /// A receive-buffer scrub is queued; it also covers every secret read before it is sent.
+    private var scrubQueued = false
 
     init(connection: DBusConnection, introspectionXML: String?, interfaces: [DBusInterfaceDescription], handler: @escaping DBusMethodHandler) {
         self.connection = connection
@@ -46,7 +48,13 @@ final class ObjectRegistration: @unchecked Sendable {
             reply.fail(error)
             return DBUS_HANDLER_RESULT_HANDLED
         }
-        if arguments.contains(where: { $0.secret != nil }) { connection.scrubReceiveBuffer() }
+        if arguments.contains(where: { $0.secret != nil }), !scrubQueued {
+            scrubQueued = true
+            connection.queue.async { [self, weak connection] in
+                scrubQueued = false
+                connection?.scrubReceiveBuffer()
+            }
+        }
         if let introspectionXML, message.interface == "org.freedesktop.DBus.Introspectable",
            message.member == "Introspect"
         {
