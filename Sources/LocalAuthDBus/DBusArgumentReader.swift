@@ -26,6 +26,17 @@ public struct DBusArgumentReader: Sendable {
     public mutating func uint64() throws(DBusError) -> UInt64 { try next("t", \.uint64) }
     public mutating func double() throws(DBusError) -> Double { try next("d", \.double) }
     public mutating func string() throws(DBusError) -> String { try next("s", \.string) }
+    /// An `s` argument that the method's description marks secret (`Argument.isSecret`), as the
+    /// registration decoded it. A plain string there means the object was registered without
+    /// that description: a bug in the service, reported as `Failed` rather than read as a `String`.
+    public mutating func secret() throws(DBusError) -> DBusSecret {
+        let value = try next()
+        if let secret = value.secret { return secret }
+        guard value.string == nil else {
+            throw .failed("argument \(index) is a secret but was decoded as a string; register the object with its interface description")
+        }
+        throw .invalidArgs("argument \(index) should be of type s, got \(value.signature)")
+    }
     public mutating func objectPath() throws(DBusError) -> String { try next("o", \.objectPath) }
     public mutating func bytes() throws(DBusError) -> [UInt8] { try next("ay", \.bytes) }
     public mutating func strings() throws(DBusError) -> [String] { try next("as", \.strings) }

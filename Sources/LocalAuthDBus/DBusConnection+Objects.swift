@@ -7,16 +7,19 @@ extension DBusConnection {
     ///
     /// If `introspectionXML` is given, `org.freedesktop.DBus.Introspectable.Introspect` is answered
     /// with it without reaching the handler. `org.freedesktop.DBus.Peer` is answered by libdbus.
+    /// Arguments that `secretsOf`'s methods mark secret reach the handler as `.secret` values, and
+    /// their bytes in the received message are zeroed.
     /// Throws `InvalidArgs` for an invalid path or XML, libdbus's `ObjectPathInUse` if taken.
     public func register(
         path: String, subtree: Bool = false, introspectionXML: String? = nil,
-        handler: @escaping DBusMethodHandler
+        secretsOf interfaces: [DBusInterfaceDescription] = [], handler: @escaping DBusMethodHandler
     ) throws {
         try DBusSyntax.requireObjectPath(path)
         if let introspectionXML { try DBusSyntax.requireString(introspectionXML) }
         try onQueue { () throws(DBusError) in
             let raw = try openConnection()
-            let registration = ObjectRegistration(connection: self, introspectionXML: introspectionXML, handler: handler)
+            let registration = ObjectRegistration(
+                connection: self, introspectionXML: introspectionXML, interfaces: interfaces, handler: handler)
             let context = Unmanaged.passRetained(registration).toOpaque()
             var vtable = ObjectRegistration.vtable
             var error = CDBus.DBusError()

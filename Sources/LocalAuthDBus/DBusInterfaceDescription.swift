@@ -4,9 +4,14 @@ public struct DBusInterfaceDescription: Sendable, Hashable {
     public struct Argument: Sendable, Hashable {
         public let name: String
         public let type: String
-        public init(_ name: String, _ type: String) {
+        /// A method's `s` argument that holds a secret: an object registered with this interface
+        /// receives it as a ``DBusValue/secret(_:)``, never as a `String` (see ``DBusSecret``).
+        /// Introspection does not show it.
+        public let isSecret: Bool
+        public init(_ name: String, _ type: String, secret: Bool = false) {
             self.name = name
             self.type = type
+            self.isSecret = secret
         }
     }
 
@@ -58,6 +63,17 @@ public struct DBusInterfaceDescription: Sendable, Hashable {
 
     public func method(_ name: String) -> Method? { methods.first { $0.name == name } }
     public func property(_ name: String) -> Property? { properties.first { $0.name == name } }
+
+    /// The positions of `member`'s secret arguments, in any of `interfaces` named `interface` (or in
+    /// any of them when a call names no interface).
+    static func secretArguments(of member: String, interface: String?, in interfaces: [DBusInterfaceDescription]) -> Set<Int> {
+        var indexes: Set<Int> = []
+        for description in interfaces where interface == nil || interface == description.name {
+            guard let method = description.method(member) else { continue }
+            for (index, argument) in method.inputs.enumerated() where argument.isSecret { indexes.insert(index) }
+        }
+        return indexes
+    }
 
     /// The `<interface>` element.
     public var xml: String {

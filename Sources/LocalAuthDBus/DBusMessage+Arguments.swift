@@ -3,7 +3,8 @@ import CDBus
 /// Writing and reading a message's arguments as `DBusValue`s.
 extension DBusMessage {
     /// Appends `values` after validating all of them, so nothing invalid reaches libdbus and a
-    /// failure leaves no half-written argument behind.
+    /// failure leaves no half-written argument behind. The message must have no arguments yet if
+    /// any value is a `.secret` (its copy is zeroed when libdbus frees the message).
     func append(_ values: [DBusValue]) throws(DBusError) {
         for value in values { try value.validate() }
         let signature = DBusValue.signature(of: values)
@@ -13,14 +14,28 @@ extension DBusMessage {
         var iter = DBusMessageIter()
         dbus_message_iter_init_append(raw, &iter)
         for value in values { try Self.write(value, into: &iter) }
+        try fillSecrets(values.indices.compactMap { index in values[index].secret.map { (index, $0) } })
     }
 
     /// All arguments. libdbus has validated a received message's structure, so this fails only on
     /// types this module does not support (unix fds).
-    func arguments() throws(DBusError) -> [DBusValue] {
+    ///
+    /// The top-level string arguments at `secretIndexes` become `.secret` values and their bytes in
+    /// the message are zeroed; an argument there of another type is read as usual.
+    func arguments(secretIndexes: Set<Int> = []) throws(DBusError) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
-        return try Self.readAll(&iter)
+        guard !secretIndexes.isEmpty else { return try Self.readAll(&iter) }
+        var values: [DBusValue] = []
+        while dbus_message_iter_get_arg_type(&iter) != DBusTypeCode.invalid {
+            if secretIndexes.contains(values.count), dbus_message_iter_get_arg_type(&iter) == DBusTypeCode.string {
+                values.append(.secret(Self.takeSecret(&iter)))
+            } else {
+                values.append(try Self.read(&iter))
+            }
+            dbus_message_iter_next(&iter)
+        }
+        return values
     }
 
     // MARK: Writing
@@ -39,6 +54,10 @@ extension DBusMessage {
         case .uint64(let v): try appendBasic(&iter, DBusTypeCode.uint64, v)
         case .double(let v): try appendBasic(&iter, DBusTypeCode.double, v)
         case .string(let v): try appendString(&iter, DBusTypeCode.string, v)
+        case .secret(let secret):
+            // A stand-in of the same length: libdbus may reallocate the body while later arguments
+            // are appended, which would leave a copy in freed memory. `fillSecrets` puts the bytes in.
+            try appendString(&iter, DBusTypeCode.string, String(repeating: "*", count: secret.count))
         case .objectPath(let v): try appendString(&iter, DBusTypeCode.objectPath, v)
         case .signature(let v): try appendString(&iter, DBusTypeCode.signature, v)
         case .bytes(let bytes):

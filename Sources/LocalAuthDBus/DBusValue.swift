@@ -14,6 +14,9 @@ public indirect enum DBusValue: Sendable, Hashable {
     case uint64(UInt64)
     case double(Double)
     case string(String)
+    /// An `s` that holds a secret: never a Swift `String`. Only a top-level argument of a message
+    /// may be one (its copy in the message is zeroed when libdbus frees the message).
+    case secret(DBusSecret)
     case objectPath(String)
     case signature(String)
     /// `ay`.
@@ -39,7 +42,7 @@ public indirect enum DBusValue: Sendable, Hashable {
         case .int64: "x"
         case .uint64: "t"
         case .double: "d"
-        case .string: "s"
+        case .string, .secret: "s"
         case .objectPath: "o"
         case .signature: "g"
         case .bytes: "ay"
@@ -92,6 +95,7 @@ extension DBusValue {
     public var uint64: UInt64? { if case .uint64(let v) = self { v } else { nil } }
     public var double: Double? { if case .double(let v) = self { v } else { nil } }
     public var string: String? { if case .string(let v) = self { v } else { nil } }
+    public var secret: DBusSecret? { if case .secret(let v) = self { v } else { nil } }
     public var objectPath: String? { if case .objectPath(let v) = self { v } else { nil } }
     public var variant: DBusValue? { if case .variant(let v) = self { v } else { nil } }
     public var structure: [DBusValue]? { if case .structure(let v) = self { v } else { nil } }
@@ -154,6 +158,10 @@ extension DBusValue {
             return
         case .string(let s):
             try DBusSyntax.requireString(s)
+            return
+        case .secret(let secret):
+            guard depth == 0 else { throw .invalidArgs("a secret can only be a top-level argument, not inside a container") }
+            guard secret.isValidString else { throw .invalidArgs("a secret string is not valid UTF-8 or contains NUL") }
             return
         case .objectPath(let path):
             try DBusSyntax.requireObjectPath(path)

@@ -9,11 +9,16 @@ import CDBus
 final class ObjectRegistration: @unchecked Sendable {
     weak let connection: DBusConnection?
     let introspectionXML: String?
+    /// Where the secret arguments are (see `DBusInterfaceDescription.Argument.isSecret`).
+    let interfaces: [DBusInterfaceDescription]
     let handler: DBusMethodHandler
+    /// A receive-buffer scrub is queued; it also covers every secret read before it is sent.
+    private var scrubQueued = false
 
-    init(connection: DBusConnection, introspectionXML: String?, handler: @escaping DBusMethodHandler) {
+    init(connection: DBusConnection, introspectionXML: String?, interfaces: [DBusInterfaceDescription], handler: @escaping DBusMethodHandler) {
         self.connection = connection
         self.introspectionXML = introspectionXML
+        self.interfaces = interfaces
         self.handler = handler
     }
 
@@ -37,10 +42,18 @@ final class ObjectRegistration: @unchecked Sendable {
         let reply = DBusPendingReply(call: message, connection: connection)
         let arguments: [DBusValue]
         do {
-            arguments = try message.arguments()
+            arguments = try message.arguments(secretIndexes: DBusInterfaceDescription.secretArguments(
+                of: message.member ?? "", interface: message.interface, in: interfaces))
         } catch {
             reply.fail(error)
             return DBUS_HANDLER_RESULT_HANDLED
+        }
+        if arguments.contains(where: { $0.secret != nil }), !scrubQueued {
+            scrubQueued = true
+            connection.queue.async { [self, weak connection] in
+                scrubQueued = false
+                connection?.scrubReceiveBuffer()
+            }
         }
         if let introspectionXML, message.interface == "org.freedesktop.DBus.Introspectable",
            message.member == "Introspect"

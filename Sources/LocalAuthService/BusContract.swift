@@ -20,11 +20,11 @@ public enum BusContract {
         methods: [
             M("CreateContext", in: [A("options", "a{sv}")], out: [A("context", "o")]),
             M("GetUserState", out: [A("state", "a{sv}")]),
-            M("SetPasscode", in: [A("current", "s"), A("new", "s")]),
-            M("RemovePasscode", in: [A("current", "s")]),
-            M("Enroll", in: [A("modality", "s"), A("label", "s"), A("passcode", "s")]),
-            M("Unenroll", in: [A("modality", "s"), A("label", "s"), A("passcode", "s")]),
-            M("SetRequireAttention", in: [A("enabled", "b"), A("passcode", "s")]),
+            M("SetPasscode", in: [A("current", "s", secret: true), A("new", "s", secret: true)]),
+            M("RemovePasscode", in: [A("current", "s", secret: true)]),
+            M("Enroll", in: [A("modality", "s"), A("label", "s"), A("passcode", "s", secret: true)]),
+            M("Unenroll", in: [A("modality", "s"), A("label", "s"), A("passcode", "s", secret: true)]),
+            M("SetRequireAttention", in: [A("enabled", "b"), A("passcode", "s", secret: true)]),
             M("ResetLockout", in: [A("uid", "u")]),
         ],
         properties: [P("Version", "s"), P("Backends", "a(ssb)")])
@@ -34,7 +34,7 @@ public enum BusContract {
         methods: [
             M("CanEvaluatePolicy", in: [A("policy", "u")]),
             M("EvaluatePolicy", in: [A("policy", "u"), A("localizedReason", "s")]),
-            M("SubmitPasscode", in: [A("passcode", "s")]),
+            M("SubmitPasscode", in: [A("passcode", "s", secret: true)]),
             M("Fallback"),
             M("Cancel"),
             M("Invalidate"),

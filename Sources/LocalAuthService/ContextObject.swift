@@ -37,7 +37,7 @@ struct ContextObject: Sendable {
                 return nil
             }
         case "SubmitPasscode":
-            let passcode = Passcode(try arguments.string())
+            let passcode = Passcode(try arguments.secret())
             return directory.respond(to: call) { bus in
                 try await engine.submitPasscode(passcode, context: id, caller: bus.caller.client)
                 return []

@@ -79,10 +79,10 @@ public final class LocalAuthService: Sendable {
         do {
             try connection.register(path: BusContract.managerPath,
                                     introspectionXML: DBusInterfaceDescription.document([BusContract.manager], children: ["context", "simulator"]),
-                                    handler: manager.handle)
+                                    secretsOf: [BusContract.manager], handler: manager.handle)
             try connection.register(path: BusContract.contextRoot, subtree: true,
                                     introspectionXML: DBusInterfaceDescription.document([BusContract.context]),
-                                    handler: context.handle)
+                                    secretsOf: [BusContract.context], handler: context.handle)
             try connection.register(path: BusContract.simulatorPath,
                                     introspectionXML: DBusInterfaceDescription.document([BusContract.simulator]),
                                     handler: simulator.handle)

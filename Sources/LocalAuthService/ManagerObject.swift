@@ -27,13 +27,13 @@ struct ManagerObject: Sendable {
                 [Self.encode(await engine.userState(of: bus.caller.uid))]
             }
         case "SetPasscode":
-            let current = Passcode(try arguments.string()), new = Passcode(try arguments.string())
+            let current = Passcode(try arguments.secret()), new = Passcode(try arguments.secret())
             return directory.respond(to: call) { bus in
                 try await engine.setPasscode(current: current, new: new, caller: bus.caller)
                 return []
             }
         case "RemovePasscode":
-            let current = Passcode(try arguments.string())
+            let current = Passcode(try arguments.secret())
             return directory.respond(to: call) { bus in
                 try await engine.removePasscode(current: current, caller: bus.caller)
                 return []
@@ -41,7 +41,7 @@ struct ManagerObject: Sendable {
         case "Enroll", "Unenroll":
             let modality = try Self.modality(try arguments.string())
             let label = try arguments.string()
-            let passcode = Passcode(try arguments.string())
+            let passcode = Passcode(try arguments.secret())
             let enrolling = call.member == "Enroll"
             return directory.respond(to: call) { bus in
                 if enrolling {
@@ -53,7 +53,7 @@ struct ManagerObject: Sendable {
             }
         case "SetRequireAttention":
             let enabled = try arguments.bool()
-            let passcode = Passcode(try arguments.string())
+            let passcode = Passcode(try arguments.secret())
             return directory.respond(to: call) { bus in
                 try await engine.setRequireAttention(enabled, passcode: passcode, caller: bus.caller)
                 return []

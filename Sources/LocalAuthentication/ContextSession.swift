@@ -19,7 +19,7 @@ final class ContextSession: Sendable {
         case canEvaluate(LAPolicy, @Sendable (LAError?) -> Void)
         case evaluate(LAPolicy, reason: String, @Sendable (LAError?) -> Void)
         case updateOption(Option)
-        case submitPasscode(String, evaluation: UInt64, isCredential: Bool)
+        case submitPasscode(DBusSecret, evaluation: UInt64, isCredential: Bool)
         case cancel(evaluation: UInt64?)
         case fallback
         case invalidate
@@ -79,7 +79,8 @@ final class ContextSession: Sendable {
         var options = Options()
         var biometryType = LABiometryType.none
         var domainState: Data?
-        var credential: String?
+        /// Wiped when released (see `DBusSecret`); compared by identity.
+        var credential: DBusSecret?
         var passcodeProvider: LAPasscodeProvider?
         var promptStreams: [UInt64: AsyncStream<LAPrompt>.Continuation] = [:]
         var daemon: Daemon?
@@ -133,8 +134,8 @@ final class ContextSession: Sendable {
         operations.finish()
     }
 
-    func setCredential(_ credential: String?) {
-        let submission = state.withLock { state -> (String, UInt64)? in
+    func setCredential(_ credential: DBusSecret?) {
+        let submission = state.withLock { state -> (DBusSecret, UInt64)? in
             state.credential = credential
             guard let credential, var evaluation = state.evaluation, evaluation.policy == .deviceOwnerAuthentication else { return nil }
             guard evaluation.hasStarted else {
@@ -195,7 +196,7 @@ final class ContextSession: Sendable {
         case .submitPasscode(let passcode, let id, let isCredential):
             guard let daemon = state.withLock({ $0.evaluation?.id == id ? $0.daemon : nil }) else { return }
             do {
-                _ = try await call(daemon, "SubmitPasscode", [.string(passcode)])
+                _ = try await call(daemon, "SubmitPasscode", [.secret(passcode)])
             } catch let error as DBusError where error.name.rawValue == LocalAuthDaemon.errorPrefix + "AuthenticationFailed" {
                 // A wrong credential is not offered again; the daemon prompts `passcode-wrong`.
                 if isCredential { state.withLock { if $0.credential == passcode { $0.credential = nil } } }
@@ -310,7 +311,7 @@ final class ContextSession: Sendable {
 
     private enum PromptReaction {
         case none
-        case submitCredential(String, evaluation: UInt64)
+        case submitCredential(DBusSecret, evaluation: UInt64)
         case askForPasscode(LAPasscodeProvider, evaluation: UInt64)
     }
 
@@ -353,7 +354,8 @@ final class ContextSession: Sendable {
         case .askForPasscode(let provider, let id):
             let request = LAPasscodeRequest(message: message, isRetry: kind == .passcodeWrong)
             let task = Task(executorPreference: ClientExecutor.shared) { [weak self] in
-                let answer = await provider(request)
+                // The provider's String cannot be wiped; it is copied once into a buffer that is.
+                let answer = await provider(request).map { DBusSecret(copying: $0.utf8) }
                 guard !Task.isCancelled, let self else { return }
                 send(answer.map { .submitPasscode($0, evaluation: id, isCredential: false) } ?? .cancel(evaluation: id))
             }

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthDBus
 
 /// What Apple's system UI does, done by the app on Linux: show prompts, take the passcode, report
 /// the user's cancel and fallback choices.

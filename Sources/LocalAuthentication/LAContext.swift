@@ -170,7 +170,10 @@ open class LAContext: NSObject, @unchecked Sendable {
     /// offered to the next `deviceOwnerAuthentication` evaluation as soon as it starts, or at once to
     /// one already running (also while biometrics listen). A wrong one is dropped, not offered again.
     /// nil clears it. Returns false for `.smartCardPIN` (not supported), a passcode that is not UTF-8
-    /// or contains NUL, or an invalidated context. The passcode is kept in memory only, never logged.
+    /// or contains NUL, or an invalidated context. The passcode is kept in memory only, never logged:
+    /// its bytes are copied into a buffer that is wiped when the context drops it (and its copy in
+    /// the outgoing D-Bus message is wiped once sent). `credential` itself stays yours to wipe, e.g.
+    /// with `credential.resetBytes(in: 0..<credential.count)` on your `var`.
     open func setCredential(_ credential: Data?, type: LACredentialType) -> Bool {
         switch type {
         case .smartCardPIN:
@@ -181,9 +184,8 @@ open class LAContext: NSObject, @unchecked Sendable {
                 session.setCredential(nil)
                 return true
             }
-            guard let passcode = String(data: credential, encoding: .utf8), !passcode.unicodeScalars.contains("\0") else {
-                return false
-            }
+            let passcode = DBusSecret(copying: credential)
+            guard passcode.isValidString else { return false }
             session.setCredential(passcode)
             return true
         }

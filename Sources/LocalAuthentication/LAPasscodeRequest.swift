@@ -15,4 +15,9 @@ public struct LAPasscodeRequest: Sendable, Hashable {
 /// Answers a passcode request: the passcode, or nil when the user cancelled (the evaluation then
 /// ends with `LAError.userCancel`). Called on a private queue; the task is cancelled when the
 /// evaluation ends first (e.g. by a biometric match).
+///
+/// A Swift `String` cannot be wiped: the answer is copied at once into a buffer that is wiped after
+/// it was sent, but the `String` itself (and any copy the app made while reading it) stays in freed
+/// memory until reused. Keep it short-lived; `LAContext.setCredential(_:type:)` takes `Data`, which
+/// the app can wipe itself.
 public typealias LAPasscodeProvider = @Sendable (LAPasscodeRequest) async -> String?

@@ -93,10 +93,10 @@ struct DaemonClient: Sendable {
         }
     }
 
-    /// A passcode as the string argument D-Bus needs. That copy is short-lived and cannot be wiped;
-    /// the caller wipes its bytes.
+    /// A passcode as the string argument D-Bus needs, without a `String` copy: the secret's buffer
+    /// and the message's copy are wiped when released; the caller wipes its own bytes.
     static func passcodeArgument(_ passcode: [UInt8]) -> DBusValue {
-        .string(String(decoding: passcode, as: UTF8.self))
+        .secret(DBusSecret(copying: passcode))
     }
 
     func close() { connection.close() }

@@ -101,9 +101,10 @@ enum EvaluateCommand {
                 }
                 if fromStdin, !offeredStdin {
                     offeredStdin = true
-                    if let refusal = await submit(stdinPasscode, client, context) {
-                        await cancel(because: refusal)
-                    }
+                    let refusal = await submit(stdinPasscode, client, context)
+                    // Offered once only: no reason to keep it while the evaluation goes on.
+                    Secret.wipe(&stdinPasscode)
+                    if let refusal { await cancel(because: refusal) }
                 }
                 if reader != nil, !hinted, !cancelling {
                     hinted = true

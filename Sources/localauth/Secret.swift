@@ -15,12 +15,20 @@ enum Secret {
         }
     }
 
+    /// An empty buffer with room for the longest line kept, so appending never moves it.
+    static func reserved() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(maximumLength)
+        return bytes
+    }
+
     /// Reads up to `count` lines from standard input (each without its newline or a trailing CR),
     /// on a background thread so the main queue stays free for Ctrl-C. Missing lines are an error.
     static func readStandardInput(lines count: Int) async throws(CLIError) -> [[UInt8]] {
         let lines: [[UInt8]] = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                var lines: [[UInt8]] = [], current: [UInt8] = []
+                // Reserved up front: a growing array would leave partial copies in freed memory.
+                var lines: [[UInt8]] = [], current = reserved()
                 var byte: UInt8 = 0
                 while lines.count < count {
                     let got = read(0, &byte, 1)
@@ -32,7 +40,7 @@ enum Secret {
                     if byte == UInt8(ascii: "\n") {
                         if current.last == UInt8(ascii: "\r") { current.removeLast() }
                         lines.append(current)
-                        current = []
+                        current = reserved()
                     } else if current.count < maximumLength {
                         current.append(byte)
                     }

@@ -46,7 +46,7 @@ enum Terminal {
     /// (without its newline; the buffer is the caller's to wipe), nil at end of input.
     static func readLines(from fd: Int32, _ handler: @escaping @MainActor ([UInt8]?) -> Void) -> any DispatchSourceRead {
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: .main)
-        var pending: [UInt8] = []
+        var pending = Secret.reserved()
         source.setEventHandler {
             MainActor.assumeIsolated {
                 var chunk = [UInt8](repeating: 0, count: 256)
@@ -60,9 +60,9 @@ enum Terminal {
                 }
                 for byte in chunk[..<count] {
                     if byte == UInt8(ascii: "\n") {
+                        // The line's buffer passes to the handler, which wipes it.
                         let line = pending
-                        Secret.wipe(&pending)
-                        pending = []
+                        pending = Secret.reserved()
                         handler(line)
                     } else if pending.count < Secret.maximumLength {
                         pending.append(byte)

@@ -44,4 +44,35 @@ struct SecretsTests {
             }
         }
     }
+
+    /// Issue 10, finding 8: once the calls that carried them have been answered, no copy of a
+    /// passcode is left anywhere in the daemon's memory (libdbus's buffers, Swift strings, freed heap).
+    @Test func passcodesAreGoneFromDaemonMemoryAfterTheCalls() async throws {
+        let current = MaskedSecret(prefix: "cur-"), refused = MaskedSecret(prefix: "new-")
+        let wrongCurrent = MaskedSecret(prefix: "bad-"), wrongSubmitted = MaskedSecret(prefix: "sub-")
+        let secrets = [("current passcode", current), ("refused new passcode", refused),
+                       ("wrong current passcode", wrongCurrent), ("wrong submitted passcode", wrongSubmitted)]
+        func argument(_ secret: MaskedSecret) -> DBusValue { secret.withPlainBytes { .string(String(decoding: $0, as: UTF8.self)) } }
+        try await withDaemon { _, bus in
+            let client = try await Client(bus)
+            _ = try await client.manager("SetPasscode", [.string(""), argument(current)])
+            let refusal = await errorName { _ = try await client.manager("SetPasscode", [argument(wrongCurrent), argument(refused)]) }
+            #expect(refusal == D.errorPrefix + "AuthenticationFailed")
+            let context = try await client.createContext()
+            let running = try await client.begin(context, policy: 2)
+            let wrong = await errorName { _ = try await client.context(context, "SubmitPasscode", [argument(wrongSubmitted)]) }
+            #expect(wrong == D.errorPrefix + "AuthenticationFailed")
+            _ = try await client.context(context, "SubmitPasscode", [argument(current)])
+            #expect(await running.value == nil)
+            // The daemon runs each client's requests in order: once this is answered, the jobs that
+            // held the passcodes above have finished and been released.
+            _ = try await client.userState()
+            let pid = try #require(try await client.connection.credentials(of: D.busName).pid)
+
+            let copies = try MemoryScan.copies(of: secrets.map(\.1), in: Int32(pid))
+            for ((name, _), hits) in zip(secrets, copies) {
+                #expect(hits.isEmpty, "the daemon's memory holds \(hits.count) copies of the \(name): \(hits)")
+            }
+        }
+    }
 }

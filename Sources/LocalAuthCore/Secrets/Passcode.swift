@@ -17,14 +17,23 @@ public final class Passcode: @unchecked Sendable, CustomStringConvertible {
 
     public init(bytes: some Collection<UInt8>) {
         storage = .allocate(capacity: max(bytes.count, 1))
-        _ = storage.initialize(from: bytes)
-        count = bytes.count
+        count = storage.initialize(from: bytes).1
     }
 
-    /// Copies the UTF-8 of `string`. The caller's `String` cannot be wiped; prefer `init(bytes:)`
-    /// straight from the wire.
+    /// `count` bytes that `initializer` writes straight into the passcode's buffer (e.g. from
+    /// another wiped buffer), so no intermediate copy exists.
+    public init(count: Int, initializingWith initializer: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        storage = .allocate(capacity: max(count, 1))
+        storage.initialize(repeating: 0)
+        initializer(UnsafeMutableBufferPointer(rebasing: storage[..<count]))
+        self.count = count
+    }
+
+    /// Copies the UTF-8 of `string` (without an intermediate array). The caller's `String` cannot
+    /// be wiped: for tests and callers that already hold one; the daemon reads passcodes from the
+    /// wire with `init(count:initializingWith:)`.
     public convenience init(_ string: String) {
-        self.init(bytes: Array(string.utf8))
+        self.init(bytes: string.utf8)
     }
 
     deinit {
