@@ -154,7 +154,7 @@ public final class DBusConnection: @unchecked Sendable {
     private static let filter: DBusHandleMessageFunction = { _, message, data in
         guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
         let connection = Unmanaged<DBusConnection>.fromOpaque(data).takeUnretainedValue()
-        return connection.filter(DBusMessage(retaining: message))
+        return connection.filter(DBusMessage(retaining: message, releasedOn: connection))
     }
 
     private func installCallbacks(_ raw: OpaquePointer) {
