@@ -2,7 +2,7 @@
 ///
 /// A pending reply keeps this instead of the call message, so the call's bytes go back to
 /// libdbus's received-size counter as soon as the call is dispatched, not when its (perhaps much
-/// later) reply is sent: queued work can never make libdbus stop reading the connection.
+/// later) reply is sent: work queued in the service does not hold libdbus's received bytes.
 struct DBusReplyAddress: Sendable {
     let serial: UInt32
     /// nil only on a peer-to-peer connection.

@@ -1,6 +1,5 @@
 import CDBus
 import Dispatch
-import Foundation
 @testable import LocalAuthDBus
 import LocalAuthTestSupport
 import Synchronization
@@ -31,13 +30,15 @@ struct MessageReleaseTests {
             #expect(dbus_message_allocate_data_slot(&slot) != 0)
             defer { dbus_message_free_data_slot(&slot) }
             let probe = Probe(connection: connection)
-            try connection.queue.sync {
+            let message = try connection.queue.sync {
                 let message = try DBusMessage.methodCall(
                     destination: nil, path: "/probe", interface: nil, member: "Probe", arguments: [], on: connection)
                 #expect(dbus_message_set_data(message.raw, slot, Unmanaged.passRetained(probe).toOpaque(), Probe.freed) != 0)
-                // The last reference goes away on another thread.
-                Thread.detachNewThread { withExtendedLifetime(message) {} }
+                return message
             }
+            // The only reference goes away here, on a test thread.
+            #expect(DispatchQueue.getSpecific(key: connection.onQueueKey) == nil)
+            _ = consume message
             #expect(try await probe.released.next(within: .seconds(10)), "libdbus freed the message off the connection's queue")
         }
     }

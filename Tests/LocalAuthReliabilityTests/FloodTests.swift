@@ -83,7 +83,7 @@ print('drained', round(time.time() - started, 1), flush=True)
             var slowest = Duration.zero, probes = 0
             while !finished.flag.load(ordering: .acquiring) {
                 let clock = ContinuousClock(), start = clock.now
-                let outcome = await errorName { _ = try await bystander.manager("GetUserState", []) }
+                let outcome = await Self.errorMessage { _ = try await bystander.manager("GetUserState", []) }
                 slowest = max(slowest, clock.now - start)
                 probes += 1
                 #expect(outcome == nil, "a bystander's GetUserState during the flood failed: \(outcome ?? ""); daemon log: \(daemon.logText.suffix(2000)); \(reproduce)")
