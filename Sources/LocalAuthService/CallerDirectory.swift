@@ -17,7 +17,9 @@ struct BusCaller: Sendable {
 /// expecting a reply included: the bus's pending-reply limit does not cover those, so one
 /// connection could otherwise queue without end. Over a bound a call is refused with
 /// `LimitsExceeded` (a no-reply call is dropped and counted); each such episode is logged once
-/// when it starts and once when the sender's queue has drained to half the bound.
+/// when it starts and once when the sender's queue has drained to half the bound. A sender's work
+/// counts for its uid from the moment the bus has told who it is (while its first request waits),
+/// so before that only the per-client bound applies.
 final class CallerDirectory: Sendable {
     typealias Job = @Sendable (Result<BusCaller, DBusError>) async -> Void
     typealias Log = @Sendable (AuditEntry.Severity, String) -> Void
