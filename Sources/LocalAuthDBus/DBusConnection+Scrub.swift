@@ -14,7 +14,7 @@ extension DBusConnection {
         // Under libdbus's 2048-byte read size, so the scrub arrives in one read without growing the buffer.
         guard let message = try? DBusMessage.signal(
             path: "/", interface: "org.localauth.DBus.ReceiveBuffer", member: "Scrub", destination: uniqueName,
-            arguments: [.bytes([UInt8](repeating: 0, count: Self.scrubBytes))])
+            arguments: [.bytes([UInt8](repeating: 0, count: Self.scrubBytes))], on: self)
         else { return }
         try? send(message)
     }

@@ -11,7 +11,8 @@ extension DBusConnection {
     ) throws {
         try onQueue { () throws(DBusError) in
             let message = try DBusMessage.signal(
-                path: path, interface: interface, member: member, destination: destination, arguments: arguments)
+                path: path, interface: interface, member: member, destination: destination, arguments: arguments,
+                on: self)
             try send(message)
         }
     }

@@ -154,7 +154,7 @@ public final class DBusConnection: @unchecked Sendable {
     private static let filter: DBusHandleMessageFunction = { _, message, data in
         guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
         let connection = Unmanaged<DBusConnection>.fromOpaque(data).takeUnretainedValue()
-        return connection.filter(DBusMessage(retaining: message))
+        return connection.filter(DBusMessage(retaining: message, releasedOn: connection))
     }
 
     private func installCallbacks(_ raw: OpaquePointer) {
@@ -240,11 +240,21 @@ public final class DBusConnection: @unchecked Sendable {
         watchSources.removeValue(forKey: watch)?.forEach { $0.cancel() }
     }
 
+    /// libdbus reads a few KiB per `dbus_watch_handle`; while more input waits, a readable event
+    /// reads on, up to about 64 KiB, so a flood of large messages does not fill the bus's queue for
+    /// this connection (the bus then refuses everyone's calls to it).
     private func handleWatch(_ watch: OpaquePointer, _ flags: UInt32) {
         dispatchPrecondition(condition: .onQueue(queue))
-        // A source cancelled on this queue never fires again, but be sure the watch is still alive.
-        guard raw != nil, watchSources[watch] != nil else { return }
-        _ = dbus_watch_handle(watch, flags)
+        for _ in 0..<32 {
+            // A source cancelled on this queue never fires again, but be sure the watch is still
+            // alive: libdbus may remove or disable it inside each call.
+            guard raw != nil, watchSources[watch] != nil else { return }
+            _ = dbus_watch_handle(watch, flags)
+            var waiting: Int32 = 0
+            guard flags == DBUS_WATCH_READABLE.rawValue, watchSources[watch] != nil,
+                  ioctl(dbus_watch_get_unix_fd(watch), UInt(FIONREAD), &waiting) == 0, waiting > 0
+            else { return }
+        }
     }
 
     private func updateTimeout(_ timeout: OpaquePointer) {

@@ -1,24 +1,43 @@
 import CDBus
+import Dispatch
 
 /// An owned reference to a libdbus message.
 ///
 /// Internal: the public API speaks in `DBusMethodCall`, `DBusSignal` and `[DBusValue]`. A message is
-/// created, filled and read on its connection's queue; afterwards only the reference count is
-/// touched elsewhere (atomic in libdbus), hence `@unchecked Sendable`.
+/// created, filled and read on its connection's queue. It may be handed to other threads, but its
+/// reference is always released on that queue: freeing a received message gives its bytes back
+/// to libdbus's received-size counter, and crossing the limit there (63 MiB by default) makes
+/// libdbus re-enable reading through the connection's watch functions, which must run on the
+/// queue. Hence `@unchecked Sendable`.
 final class DBusMessage: @unchecked Sendable {
     let raw: OpaquePointer
+    /// Whose queue releases `raw`; nil only for a message that never meets a connection (tests of
+    /// the value encoding).
+    private let connection: DBusConnection?
 
     /// Takes over one reference (from a `dbus_message_new*` or `steal_reply`).
-    init(owning raw: OpaquePointer) {
+    init(owning raw: OpaquePointer, releasedOn connection: DBusConnection?) {
         self.raw = raw
+        self.connection = connection
     }
 
-    /// Adds a reference (for messages libdbus lends to a callback).
-    init(retaining raw: OpaquePointer) {
+    /// Adds a reference (for messages libdbus lends to a callback). Only on `connection.queue`.
+    init(retaining raw: OpaquePointer, releasedOn connection: DBusConnection) {
+        dispatchPrecondition(condition: .onQueue(connection.queue))
         self.raw = dbus_message_ref(raw)
+        self.connection = connection
     }
 
-    deinit { dbus_message_unref(raw) }
+    deinit {
+        guard let connection else { return dbus_message_unref(raw) }
+        let reference = Reference(raw: raw)
+        connection.onQueueAsync { dbus_message_unref(reference.raw) }
+    }
+
+    /// A message reference in transit to the queue that releases it.
+    private struct Reference: @unchecked Sendable {
+        let raw: OpaquePointer
+    }
 
     enum Kind: Int32 {
         case methodCall = 1, methodReturn = 2, error = 3, signal = 4
@@ -33,11 +52,14 @@ final class DBusMessage: @unchecked Sendable {
     var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }
     var signature: String { dbus_message_get_signature(raw).map { String(cString: $0) } ?? "" }
     var noReplyExpected: Bool { dbus_message_get_no_reply(raw) != 0 }
+    /// Where a reply to this call goes.
+    var replyAddress: DBusReplyAddress { DBusReplyAddress(serial: dbus_message_get_serial(raw), sender: sender) }
 
     // MARK: Creating
 
     static func methodCall(
-        destination: String?, path: String, interface: String?, member: String, arguments: [DBusValue]
+        destination: String?, path: String, interface: String?, member: String, arguments: [DBusValue],
+        on connection: DBusConnection?
     ) throws(DBusError) -> DBusMessage {
         if let destination { try DBusSyntax.requireBusName(destination) }
         try DBusSyntax.requireObjectPath(path)
@@ -48,30 +70,39 @@ final class DBusMessage: @unchecked Sendable {
                 dbus_message_new_method_call(destination, path, interface, member)
             }
         }
-        return try created(raw, appending: arguments)
+        return try created(raw, appending: arguments, on: connection)
     }
 
     static func signal(
-        path: String, interface: String, member: String, destination: String?, arguments: [DBusValue]
+        path: String, interface: String, member: String, destination: String?, arguments: [DBusValue],
+        on connection: DBusConnection?
     ) throws(DBusError) -> DBusMessage {
         try DBusSyntax.requireObjectPath(path)
         try DBusSyntax.requireInterface(interface)
         try DBusSyntax.requireMember(member)
         if let destination { try DBusSyntax.requireBusName(destination) }
-        let message = try created(dbus_message_new_signal(path, interface, member), appending: arguments)
+        let message = try created(dbus_message_new_signal(path, interface, member), appending: arguments, on: connection)
         if let destination, dbus_message_set_destination(message.raw, destination) == 0 {
             throw DBusError(.noMemory, "out of memory setting a signal's destination")
         }
         return message
     }
 
-    func methodReturn(_ arguments: [DBusValue]) throws(DBusError) -> DBusMessage {
-        try Self.created(dbus_message_new_method_return(raw), appending: arguments)
+    /// A method return to the call `address` describes.
+    static func methodReturn(
+        to address: DBusReplyAddress, arguments: [DBusValue], on connection: DBusConnection
+    ) throws(DBusError) -> DBusMessage {
+        let message = try created(dbus_message_new(Kind.methodReturn.rawValue), appending: [], on: connection)
+        try message.address(to: address)
+        try message.append(arguments)
+        return message
     }
 
-    /// An error reply. An invalid error name or message becomes a valid `Failed` error that says so,
-    /// so the caller still gets an answer.
-    func errorReply(_ error: DBusError) -> DBusMessage? {
+    /// An error reply to the call `address` describes. An invalid error name or message becomes
+    /// a valid `Failed` error that says so, so the caller still gets an answer.
+    static func errorReply(
+        to address: DBusReplyAddress, _ error: DBusError, on connection: DBusConnection
+    ) throws(DBusError) -> DBusMessage {
         var name = error.name.rawValue
         var text = error.message
         if !DBusSyntax.isValidErrorName(name) {
@@ -81,12 +112,28 @@ final class DBusMessage: @unchecked Sendable {
         if !DBusSyntax.isValidString(text) {
             text = String(decoding: text.utf8.filter { $0 != 0 }, as: UTF8.self)
         }
-        return dbus_message_new_error(raw, name, text).map { DBusMessage(owning: $0) }
+        let message = try created(dbus_message_new(Kind.error.rawValue), appending: [], on: connection)
+        guard dbus_message_set_error_name(message.raw, name) != 0 else {
+            throw DBusError(.noMemory, "out of memory naming an error reply")
+        }
+        try message.address(to: address)
+        try message.append([.string(text)])
+        return message
     }
 
-    private static func created(_ raw: OpaquePointer?, appending arguments: [DBusValue]) throws(DBusError) -> DBusMessage {
+    /// Makes this message a reply to `address`, as `dbus_message_new_method_return` does.
+    private func address(to address: DBusReplyAddress) throws(DBusError) {
+        dbus_message_set_no_reply(raw, 1)
+        guard dbus_message_set_reply_serial(raw, address.serial) != 0,
+              address.sender.map({ dbus_message_set_destination(raw, $0) != 0 }) ?? true
+        else { throw DBusError(.noMemory, "out of memory addressing a reply") }
+    }
+
+    private static func created(
+        _ raw: OpaquePointer?, appending arguments: [DBusValue], on connection: DBusConnection?
+    ) throws(DBusError) -> DBusMessage {
         guard let raw else { throw DBusError(.noMemory, "out of memory creating a message") }
-        let message = DBusMessage(owning: raw)
+        let message = DBusMessage(owning: raw, releasedOn: connection)
         try message.append(arguments)
         return message
     }

@@ -10,6 +10,8 @@ public struct DBusMethodCall: Sendable {
     /// The signature of `arguments`, e.g. `a{sv}`.
     public let signature: String
     public let arguments: [DBusValue]
+    /// About how many bytes `arguments` take (see `DBusValue.byteCount`).
+    public var byteCount: Int { arguments.reduce(0) { $0 + $1.byteCount } }
     /// Where the answer goes. The connection completes it from the handler's return value or
     /// thrown error; a handler that returns `.deferred` keeps it and completes it later.
     public let reply: DBusPendingReply

@@ -5,9 +5,9 @@ import Synchronization
 ///
 /// May be completed from any thread; the reply is sent on the connection's queue. If the last
 /// reference goes away without a reply, the caller gets `Failed` rather than waiting for its
-/// timeout.
+/// timeout. Keeps only the call's reply address, not the call itself (see `DBusReplyAddress`).
 public final class DBusPendingReply: Sendable {
-    private let call: DBusMessage
+    private let address: DBusReplyAddress
     private let connection: DBusConnection
     private let member: String
     /// Whether the caller asked for a reply at all; if not, completing is a no-op.
@@ -16,7 +16,8 @@ public final class DBusPendingReply: Sendable {
 
     /// Only on the connection's queue.
     init(call: DBusMessage, connection: DBusConnection) {
-        self.call = call
+        dispatchPrecondition(condition: .onQueue(connection.queue))
+        self.address = call.replyAddress
         self.connection = connection
         self.member = call.member ?? "the call"
         self.isReplyExpected = !call.noReplyExpected
@@ -35,9 +36,9 @@ public final class DBusPendingReply: Sendable {
 
     deinit {
         if !completed.load(ordering: .acquiring), isReplyExpected {
-            let call = call, connection = connection
+            let address = address, connection = connection
             let error = DBusError(.failed, "the service dropped \(member) without replying")
-            connection.queue.async { Self.send(.failure(error), to: call, member: "", on: connection) }
+            connection.queue.async { Self.send(.failure(error), to: address, member: "", on: connection) }
         }
     }
 
@@ -45,24 +46,25 @@ public final class DBusPendingReply: Sendable {
         guard completed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged,
               isReplyExpected
         else { return }
-        let call = call, connection = connection, member = member
-        connection.onQueueAsync { Self.send(result, to: call, member: member, on: connection) }
+        let address = address, connection = connection, member = member
+        connection.onQueueAsync { Self.send(result, to: address, member: member, on: connection) }
     }
 
     private static func send(
-        _ result: Result<[DBusValue], DBusError>, to call: DBusMessage, member: String, on connection: DBusConnection
+        _ result: Result<[DBusValue], DBusError>, to address: DBusReplyAddress, member: String, on connection: DBusConnection
     ) {
         dispatchPrecondition(condition: .onQueue(connection.queue))
         let reply: DBusMessage?
         switch result {
         case .success(let values):
             do {
-                reply = try call.methodReturn(values)
+                reply = try DBusMessage.methodReturn(to: address, arguments: values, on: connection)
             } catch {
-                reply = call.errorReply(.failed("the service's reply to \(member) is invalid: \(error.message)"))
+                let invalid = DBusError.failed("the service's reply to \(member) is invalid: \(error.message)")
+                reply = try? DBusMessage.errorReply(to: address, invalid, on: connection)
             }
         case .failure(let error):
-            reply = call.errorReply(error)
+            reply = try? DBusMessage.errorReply(to: address, error, on: connection)
         }
         // A closed connection has nowhere to send; the caller sees the disconnection instead.
         if let reply { try? connection.send(reply) }

@@ -53,6 +53,25 @@ public indirect enum DBusValue: Sendable, Hashable {
         }
     }
 
+    /// About how many bytes this value takes in a message (alignment padding not counted); what
+    /// a service charges a caller for keeping it queued.
+    public var byteCount: Int {
+        switch self {
+        case .byte: 1
+        case .int16, .uint16: 2
+        case .bool, .int32, .uint32: 4
+        case .int64, .uint64, .double: 8
+        case .string(let text), .objectPath(let text): 5 + text.utf8.count
+        case .secret(let secret): 5 + secret.count
+        case .signature(let text): 2 + text.utf8.count
+        case .bytes(let bytes): 4 + bytes.count
+        case .array(_, let elements): 4 + elements.reduce(0) { $0 + $1.byteCount }
+        case .dictionary(_, _, let entries): 4 + entries.reduce(0) { $0 + $1.key.byteCount + $1.value.byteCount }
+        case .structure(let fields): fields.reduce(0) { $0 + $1.byteCount }
+        case .variant(let value): 2 + value.signature.utf8.count + value.byteCount
+        }
+    }
+
     /// The signature of a list of values, as in a message's signature header.
     public static func signature(of values: [DBusValue]) -> String {
         values.map(\.signature).joined()

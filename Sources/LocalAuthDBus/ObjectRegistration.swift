@@ -30,15 +30,16 @@ final class ObjectRegistration: @unchecked Sendable {
         }
         vtable.message_function = { _, message, data in
             guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-            return Unmanaged<ObjectRegistration>.fromOpaque(data).takeUnretainedValue()
-                .handle(DBusMessage(retaining: message))
+            let registration = Unmanaged<ObjectRegistration>.fromOpaque(data).takeUnretainedValue()
+            guard let connection = registration.connection else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            return registration.handle(DBusMessage(retaining: message, releasedOn: connection), on: connection)
         }
         return vtable
     }
 
-    private func handle(_ message: DBusMessage) -> DBusHandlerResult {
-        guard let connection, message.kind == .methodCall else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+    private func handle(_ message: DBusMessage, on connection: DBusConnection) -> DBusHandlerResult {
         dispatchPrecondition(condition: .onQueue(connection.queue))
+        guard message.kind == .methodCall else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
         let reply = DBusPendingReply(call: message, connection: connection)
         let arguments: [DBusValue]
         do {

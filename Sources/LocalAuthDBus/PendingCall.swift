@@ -25,7 +25,8 @@ final class PendingCall: @unchecked Sendable {
         guard !cancelled else { return finish(.failure(CancellationError())) }
         do throws(DBusError) {
             let message = try DBusMessage.methodCall(
-                destination: destination, path: path, interface: interface, member: member, arguments: arguments)
+                destination: destination, path: path, interface: interface, member: member, arguments: arguments,
+                on: connection)
             let raw = try connection.openConnection()
             var pending: OpaquePointer?
             guard dbus_connection_send_with_reply(raw, message.raw, &pending, Self.milliseconds(timeout)) != 0 else {
@@ -70,7 +71,7 @@ final class PendingCall: @unchecked Sendable {
         guard let stolen = dbus_pending_call_steal_reply(pending) else {
             return finish(.failure(DBusError(.noReply, "the call completed without a reply")))
         }
-        let reply = DBusMessage(owning: stolen)
+        let reply = DBusMessage(owning: stolen, releasedOn: connection)
         if reply.kind == .error {
             finish(.failure(reply.asError()))
         } else {

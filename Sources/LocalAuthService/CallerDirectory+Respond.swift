@@ -4,9 +4,10 @@ import LocalAuthDBus
 extension CallerDirectory {
     /// Answers `call` from `body`, run in the sender's queue with the sender's identity.
     /// `body` returns the reply values, or nil when it answers `call.reply` itself later.
+    /// If the sender already has as much queued as allowed, `call` is answered `LimitsExceeded`.
     func respond(to call: DBusMethodCall, _ body: @escaping @Sendable (BusCaller) async throws -> [DBusValue]?) -> DBusMethodReply {
         let reply = call.reply
-        submit(from: call.sender) { identity in
+        let refusal = submit(from: call.sender, byteCount: call.byteCount, replyExpected: reply.isReplyExpected) { identity in
             switch identity {
             case .failure(let error):
                 reply.fail(error)
@@ -22,6 +23,7 @@ extension CallerDirectory {
                 }
             }
         }
+        if let refusal { reply.fail(refusal) }
         return .deferred
     }
 }

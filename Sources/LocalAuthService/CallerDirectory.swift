@@ -12,55 +12,180 @@ struct BusCaller: Sendable {
 /// unique name) and runs each sender's requests one after another in arrival order, so that,
 /// say, a Cancel sent right after EvaluatePolicy finds the evaluation started. Different senders
 /// run concurrently. When a sender leaves the bus, its queue runs `farewell` after its last request.
+///
+/// Queued work is bounded per sender and per uid (`RequestQueueLimits`), calls sent without
+/// expecting a reply included: the bus's pending-reply limit does not cover those, so one
+/// connection could otherwise queue without end. Over a bound a call is refused with
+/// `LimitsExceeded` (a no-reply call is dropped and counted); each such episode is logged once
+/// when it starts and once when the sender's queue has drained to half the bound. A sender's work
+/// counts for its uid from the moment the bus has told who it is (while its first request waits),
+/// so before that only the per-client bound applies.
 final class CallerDirectory: Sendable {
     typealias Job = @Sendable (Result<BusCaller, DBusError>) async -> Void
+    typealias Log = @Sendable (AuditEntry.Severity, String) -> Void
+    typealias Usage = RequestQueueLimits.Usage
 
     private let connection: DBusConnection
-    private let pipelines = Mutex<[String: AsyncStream<Job>.Continuation]>([:])
+    private let limits: RequestQueueLimits
+    private let log: Log
+    private let state = Mutex(State())
 
-    init(connection: DBusConnection) {
+    /// Everything queued, guarded by `state`.
+    private struct State {
+        var pipelines: [String: Pipeline] = [:]
+        /// Queued work of every sender whose uid is known, by uid.
+        var users: [UInt32: Usage] = [:]
+    }
+
+    private struct Pipeline {
+        let continuation: AsyncStream<Entry>.Continuation
+        var usage = Usage()
+        /// Set once the bus said who the sender is; from then on its work counts for that uid too.
+        var uid: UInt32?
+        /// Set while the sender is over a bound and until its queue drains to half of it.
+        var episode: Episode?
+    }
+
+    private struct Entry {
+        let job: Job
+        let usage: Usage
+    }
+
+    private struct Episode {
+        let start = ContinuousClock.now
+        var refused = 0
+        var dropped = 0
+        /// Whether the episode's start was logged (it waits for the sender's uid when that is not yet known).
+        var announced = false
+    }
+
+    init(connection: DBusConnection, limits: RequestQueueLimits, log: @escaping Log) {
         self.connection = connection
+        self.limits = limits
+        self.log = log
     }
 
     /// Queues `job` behind the sender's earlier requests; it receives the sender's identity or
-    /// the reason it could not be established (then the request must be denied).
-    func submit(from sender: String?, _ job: @escaping Job) {
+    /// the reason it could not be established (then the request must be denied). `byteCount` is
+    /// what the request costs while queued (its arguments' size).
+    ///
+    /// Returns the error to answer with instead if the sender or its uid already has as much
+    /// queued as allowed; `job` is then not queued.
+    func submit(from sender: String?, byteCount: Int, replyExpected: Bool, _ job: @escaping Job) -> DBusError? {
         guard let sender else {
             Task { await job(.failure(.accessDenied("The call has no sender; connect through a message bus."))) }
-            return
+            return nil
         }
-        let continuation = pipelines.withLock { pipelines in
-            if let existing = pipelines[sender] { return existing }
-            let (stream, continuation) = AsyncStream<Job>.makeStream()
-            pipelines[sender] = continuation
-            Task { [connection] in
-                var identity: Result<BusCaller, DBusError>?
-                for await job in stream {
-                    if identity == nil {
-                        do {
-                            let credentials = try await connection.credentials(of: sender)
-                            identity = .success(BusCaller(caller: Caller(client: ClientID(sender), uid: credentials.uid, pid: credentials.pid),
-                                                          credentials: credentials))
-                        } catch {
-                            let reason = (error as? DBusError)?.message ?? "\(error)"
-                            // Not cached: a later request may succeed, but this one is denied.
-                            await job(.failure(.accessDenied("Could not establish who is calling (\(reason)); access denied.")))
-                            continue
-                        }
-                    }
-                    await job(identity!)
+        let cost = Usage(requests: 1, bytes: byteCount)
+        var announcement: String?
+        let admitted: AsyncStream<Entry>.Continuation? = state.withLock { state in
+            var pipeline = state.pipelines[sender] ?? startPipeline(for: sender)
+            defer { state.pipelines[sender] = pipeline }
+            let userUsage = pipeline.uid.flatMap { state.users[$0] } ?? Usage()
+            let fits = limits.perClient.admits(pipeline.usage + cost) && (pipeline.uid == nil || limits.perUser.admits(userUsage + cost))
+            guard fits else {
+                var episode = pipeline.episode ?? Episode()
+                if replyExpected { episode.refused += 1 } else { episode.dropped += 1 }
+                if !episode.announced, let uid = pipeline.uid {
+                    episode.announced = true
+                    announcement = startMessage(sender: sender, uid: uid, usage: pipeline.usage, user: userUsage)
                 }
+                pipeline.episode = episode
+                return nil
             }
-            return continuation
+            pipeline.usage += cost
+            if let uid = pipeline.uid { state.users[uid, default: Usage()] += cost }
+            return pipeline.continuation
         }
-        continuation.yield(job)
+        if let announcement { log(.warning, announcement) }
+        guard let admitted else {
+            return .limitsExceeded("Too many requests queued from this connection or its user; wait for replies before sending more.")
+        }
+        admitted.yield(Entry(job: job, usage: cost))
+        return nil
     }
 
     /// The sender left the bus: after its queued requests, `farewell` runs, then its queue ends.
     func senderLeft(_ sender: String, farewell: @escaping @Sendable () async -> Void) {
-        let continuation = pipelines.withLock { $0.removeValue(forKey: sender) }
-        guard let continuation else { return }
-        continuation.yield { _ in await farewell() }
-        continuation.finish()
+        let pipeline = state.withLock { $0.pipelines.removeValue(forKey: sender) }
+        guard let pipeline else { return }
+        if let episode = pipeline.episode { log(.notice, endMessage(sender: sender, uid: pipeline.uid, episode, ending: "left the bus")) }
+        pipeline.continuation.yield(Entry(job: { _ in await farewell() }, usage: Usage()))
+        pipeline.continuation.finish()
+    }
+
+    /// A new, empty pipeline for `sender` and the task that works through it. Called under `state`'s lock.
+    private func startPipeline(for sender: String) -> Pipeline {
+        let (stream, continuation) = AsyncStream<Entry>.makeStream()
+        Task { [connection] in
+            var identity: Result<BusCaller, DBusError>?
+            // The uid this sender's work counts for (nil if it left before it was identified).
+            var countedFor: UInt32?
+            for await entry in stream {
+                if identity == nil {
+                    do {
+                        let credentials = try await connection.credentials(of: sender)
+                        identity = .success(BusCaller(caller: Caller(client: ClientID(sender), uid: credentials.uid, pid: credentials.pid),
+                                                      credentials: credentials))
+                        countedFor = identified(sender, as: credentials.uid) ? credentials.uid : nil
+                    } catch {
+                        let reason = (error as? DBusError)?.message ?? "\(error)"
+                        // Not cached: a later request may succeed, but this one is denied.
+                        await entry.job(.failure(.accessDenied("Could not establish who is calling (\(reason)); access denied.")))
+                        finished(entry.usage, of: sender, uid: nil)
+                        continue
+                    }
+                }
+                await entry.job(identity!)
+                finished(entry.usage, of: sender, uid: countedFor)
+            }
+        }
+        return Pipeline(continuation: continuation)
+    }
+
+    /// From now on the sender's queued work counts for `uid` as well; an episode waiting for the
+    /// uid is announced. Returns false if the sender has already left (nothing counts for `uid`).
+    private func identified(_ sender: String, as uid: UInt32) -> Bool {
+        let (counted, announcement): (Bool, String?) = state.withLock { state in
+            guard var pipeline = state.pipelines[sender] else { return (false, nil) }
+            defer { state.pipelines[sender] = pipeline }
+            pipeline.uid = uid
+            state.users[uid, default: Usage()] += pipeline.usage
+            guard var episode = pipeline.episode, !episode.announced else { return (true, nil) }
+            episode.announced = true
+            pipeline.episode = episode
+            return (true, startMessage(sender: sender, uid: uid, usage: pipeline.usage, user: state.users[uid]!))
+        }
+        if let announcement { log(.warning, announcement) }
+        return counted
+    }
+
+    /// A queued request of `sender` finished; `uid` is set when it counted for that uid.
+    private func finished(_ usage: Usage, of sender: String, uid: UInt32?) {
+        let ended: String? = state.withLock { state in
+            if let uid, var user = state.users[uid] {
+                user -= usage
+                state.users[uid] = user.requests > 0 ? user : nil
+            }
+            guard var pipeline = state.pipelines[sender] else { return nil }
+            defer { state.pipelines[sender] = pipeline }
+            pipeline.usage -= usage
+            guard let episode = pipeline.episode, limits.perClient.hasDrained(pipeline.usage) else { return nil }
+            pipeline.episode = nil
+            return endMessage(sender: sender, uid: pipeline.uid, episode, ending: "its queue drained")
+        }
+        if let ended { log(.notice, ended) }
+    }
+
+    private func startMessage(sender: String, uid: UInt32, usage: Usage, user: Usage) -> String {
+        "Client \(sender) (uid \(uid)) is over its request queue limit: \(usage.requests) requests (\(usage.bytes) bytes) queued from it, "
+            + "\(user.requests) requests (\(user.bytes) bytes) from its user; refusing its further calls until its queue drains "
+            + "(limits: \(limits.perClient) per client, \(limits.perUser) per user)."
+    }
+
+    private func endMessage(sender: String, uid: UInt32?, _ episode: Episode, ending: String) -> String {
+        let seconds = (ContinuousClock.now - episode.start).components.seconds
+        return "Client \(sender) (uid \(uid.map(String.init) ?? "unknown")) is no longer over its request queue limit (\(ending)); "
+            + "in \(seconds) s over it, \(episode.refused) calls were refused with LimitsExceeded and \(episode.dropped) calls without reply dropped."
     }
 }

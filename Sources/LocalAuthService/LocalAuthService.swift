@@ -29,7 +29,8 @@ public final class LocalAuthService: Sendable {
 
     /// Loads state, connects, exports the objects and takes the bus name; returns when clients can call.
     public static func start(configuration: Configuration, stateDirectory: String, bus: DBusBus,
-                             simulatorGroup: UInt32?, audit: any AuditSink) async throws(StartError) -> LocalAuthService {
+                             simulatorGroup: UInt32?, audit: any AuditSink,
+                             log: @escaping @Sendable (AuditEntry.Severity, String) -> Void) async throws(StartError) -> LocalAuthService {
         let clock = SystemWallClock()
         let store: FileStateStore
         let secret: [UInt8]
@@ -71,7 +72,7 @@ public final class LocalAuthService: Sendable {
         }
         observer.attach(engine)
 
-        let directory = CallerDirectory(connection: connection)
+        let directory = CallerDirectory(connection: connection, limits: RequestQueueLimits(configuration), log: log)
         let manager = ManagerObject(engine: engine, directory: directory)
         let context = ContextObject(engine: engine, directory: directory)
         let simulator = SimulatorObject(engine: engine, directory: directory, queue: queue, fingerprint: fingerprint, face: face,

@@ -65,7 +65,7 @@ let service: LocalAuthService
 do {
     service = try await LocalAuthService.start(
         configuration: configuration, stateDirectory: stateDirectory, bus: options.bus,
-        simulatorGroup: simulatorGroup, audit: log)
+        simulatorGroup: simulatorGroup, audit: log, log: { [log] in log.log($0, $1) })
 } catch {
     fail(error.description, status: error.exitStatus)
 }

@@ -33,7 +33,7 @@ let everyKindOfValue: [DBusValue] = [
 
     @Test func everyValueSurvivesAMessage() throws {
         let message = try DBusMessage.methodCall(
-            destination: nil, path: "/test", interface: "org.example.Test", member: "Echo", arguments: everyKindOfValue)
+            destination: nil, path: "/test", interface: "org.example.Test", member: "Echo", arguments: everyKindOfValue, on: nil)
         #expect(message.signature == DBusValue.signature(of: everyKindOfValue))
         #expect(try message.arguments() == everyKindOfValue)
     }
@@ -41,7 +41,7 @@ let everyKindOfValue: [DBusValue] = [
     @Test func byteArraysReadBackAsBytesWhicheverWayTheyWereWritten() throws {
         let message = try DBusMessage.methodCall(
             destination: nil, path: "/test", interface: nil, member: "M",
-            arguments: [.array(elementSignature: "y", [.byte(1), .byte(2)])])
+            arguments: [.array(elementSignature: "y", [.byte(1), .byte(2)])], on: nil)
         #expect(try message.arguments() == [.bytes([1, 2])])
     }
 
@@ -65,7 +65,7 @@ let everyKindOfValue: [DBusValue] = [
     func invalidValuesAreRejectedBeforeLibdbusSeesThem(_ value: DBusValue) {
         #expect(throws: DBusError.self) { try value.validate() }
         let error = #expect(throws: DBusError.self) {
-            _ = try DBusMessage.methodCall(destination: nil, path: "/test", interface: nil, member: "M", arguments: [value])
+            _ = try DBusMessage.methodCall(destination: nil, path: "/test", interface: nil, member: "M", arguments: [value], on: nil)
         }
         #expect(error?.name == .invalidArgs)
     }
@@ -79,12 +79,12 @@ let everyKindOfValue: [DBusValue] = [
 
     @Test func invalidHeaderStringsAreRejected() {
         let cases: [() throws -> DBusMessage] = [
-            { try .methodCall(destination: nil, path: "bad", interface: nil, member: "M", arguments: []) },
-            { try .methodCall(destination: nil, path: "/ok", interface: "no-dots", member: "M", arguments: []) },
-            { try .methodCall(destination: nil, path: "/ok", interface: nil, member: "Bad.Member", arguments: []) },
-            { try .methodCall(destination: "bad..name", path: "/ok", interface: nil, member: "M", arguments: []) },
-            { try .signal(path: "/ok", interface: "a.b", member: "S", destination: ":bad name", arguments: []) },
-            { try .signal(path: "/ok", interface: "a.b\u{0}", member: "S", destination: nil, arguments: []) },
+            { try .methodCall(destination: nil, path: "bad", interface: nil, member: "M", arguments: [], on: nil) },
+            { try .methodCall(destination: nil, path: "/ok", interface: "no-dots", member: "M", arguments: [], on: nil) },
+            { try .methodCall(destination: nil, path: "/ok", interface: nil, member: "Bad.Member", arguments: [], on: nil) },
+            { try .methodCall(destination: "bad..name", path: "/ok", interface: nil, member: "M", arguments: [], on: nil) },
+            { try .signal(path: "/ok", interface: "a.b", member: "S", destination: ":bad name", arguments: [], on: nil) },
+            { try .signal(path: "/ok", interface: "a.b\u{0}", member: "S", destination: nil, arguments: [], on: nil) },
         ]
         for make in cases {
             let error = #expect(throws: DBusError.self) { _ = try make() }

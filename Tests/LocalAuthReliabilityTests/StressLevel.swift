@@ -14,6 +14,9 @@ enum StressLevel {
     static let crashRounds = count("LOCALAUTH_CRASH_ROUNDS", bounded: 5, stress: 100)
     static let churnRounds = count("LOCALAUTH_CHURN_ROUNDS", bounded: 200, stress: 5000)
     static let fuzzMessages = count("LOCALAUTH_FUZZ_MESSAGES", bounded: 400, stress: 20000)
+    /// 512 KiB calls without reply one connection floods the daemon with: 160 are 80 MiB, past
+    /// libdbus's 63 MiB of received messages.
+    static let floodMessages = count("LOCALAUTH_FLOOD_MESSAGES", bounded: 160, stress: 2000)
 
     /// `LOCALAUTH_SEED`, or a fresh one that failures print.
     static func seed() -> UInt64 {

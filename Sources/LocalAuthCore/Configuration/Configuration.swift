@@ -31,6 +31,17 @@ public struct Configuration: Sendable, Hashable {
     /// How many of ``maxContexts`` only root may take, so that a login screen and sudo still get
     /// contexts when unprivileged users have taken all the others. Less than ``maxContexts``.
     public var rootReservedContexts = 64
+    /// Unfinished requests one client connection may have queued, calls without reply included;
+    /// more are refused with `LimitsExceeded` (or dropped, without reply). An application has a
+    /// few calls in flight; 64 is far above that and keeps one connection's backlog small.
+    public var maxQueuedRequestsPerClient = 64
+    /// Bytes of arguments those requests may hold. Real calls take well under 1 KiB.
+    public var maxQueuedBytesPerClient = 1 << 20
+    /// Unfinished requests of all connections of one uid together (the bus lets a user open
+    /// hundreds of connections).
+    public var maxQueuedRequestsPerUser = 256
+    /// Bytes of arguments those requests may hold.
+    public var maxQueuedBytesPerUser = 4 << 20
     /// Where per-user state lives; nil means "not set in the file" so that `$STATE_DIRECTORY`
     /// or the built-in default (``defaultStateDirectory``) applies.
     public var stateDirectory: String?

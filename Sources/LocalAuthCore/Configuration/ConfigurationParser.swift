@@ -93,6 +93,10 @@ public enum ConfigurationParser {
         case maxContextsPerUser = "max_contexts_per_user"
         case maxContexts = "max_contexts"
         case rootReservedContexts = "root_reserved_contexts"
+        case maxQueuedRequestsPerClient = "max_queued_requests_per_client"
+        case maxQueuedBytesPerClient = "max_queued_bytes_per_client"
+        case maxQueuedRequestsPerUser = "max_queued_requests_per_user"
+        case maxQueuedBytesPerUser = "max_queued_bytes_per_user"
         case stateDirectory = "state_directory"
 
         func apply(_ value: String, to configuration: inout Configuration) throws(ValueError) {
@@ -135,6 +139,14 @@ public enum ConfigurationParser {
                 configuration.maxContexts = try Self.integer(value, in: 1...1_000_000)
             case .rootReservedContexts:
                 configuration.rootReservedContexts = try Self.integer(value, in: 0...1_000_000)
+            case .maxQueuedRequestsPerClient:
+                configuration.maxQueuedRequestsPerClient = try Self.integer(value, in: 1...1_000_000)
+            case .maxQueuedBytesPerClient:
+                configuration.maxQueuedBytesPerClient = try Self.integer(value, in: 1024...(1 << 30))
+            case .maxQueuedRequestsPerUser:
+                configuration.maxQueuedRequestsPerUser = try Self.integer(value, in: 1...1_000_000)
+            case .maxQueuedBytesPerUser:
+                configuration.maxQueuedBytesPerUser = try Self.integer(value, in: 1024...(1 << 30))
             case .stateDirectory:
                 guard value.hasPrefix("/") else { throw ValueError(message: "expected an absolute path, found \"\(value)\"") }
                 configuration.stateDirectory = value

@@ -254,7 +254,7 @@ public actor PolicyEngine {
     }
 
     /// Applies a reloaded configuration. Settings bound at start-up (backends, state directory,
-    /// simulator queue and group) keep their old values; their names are returned so the
+    /// simulator queue and group, request queue limits) keep their old values; their names are returned so the
     /// administrator can be told a restart applies them. Running evaluations keep their deadline.
     public func reload(_ new: Configuration) -> [String] {
         var applied = new
@@ -267,6 +267,10 @@ public actor PolicyEngine {
         keep(\.stateDirectory, "state_directory")
         keep(\.simulatorEventTTL, "simulator_event_ttl")
         keep(\.simulatorGroup, "simulator_group")
+        keep(\.maxQueuedRequestsPerClient, "max_queued_requests_per_client")
+        keep(\.maxQueuedBytesPerClient, "max_queued_bytes_per_client")
+        keep(\.maxQueuedRequestsPerUser, "max_queued_requests_per_user")
+        keep(\.maxQueuedBytesPerUser, "max_queued_bytes_per_user")
         configuration = applied
         return needRestart
     }
