@@ -65,7 +65,7 @@ public final class LocalAuthService: Sendable {
                 configuration: configuration, backends: backends,
                 environment: .init(clock: clock, store: store, passcodeHasher: hasher,
                                    domainStateHasher: try KeyedDomainStateHasher(installationSecret: secret),
-                                   audit: audit, observer: observer))
+                                   audit: audit, observer: observer, sessions: LogindSessions()))
         } catch {
             connection.close()
             throw StartError(exitStatus: 70, description: error.message)

@@ -13,6 +13,7 @@ public struct EngineHarness: Sendable {
     public let queue: SimulatorEventQueue
     public let fingerprint: FingerprintSimulator
     public let face: FaceSimulator
+    public let sessions: FakeSessionDirectory
     public let configuration: Configuration
 
     public static let alice = Caller(client: ClientID(":1.10"), uid: 1000)
@@ -30,6 +31,7 @@ public struct EngineHarness: Sendable {
         observer = RecordingObserver()
         audit = RecordingAuditSink()
         hasher = FakePasscodeHasher()
+        sessions = FakeSessionDirectory()
         queue = SimulatorEventQueue(timeToLive: configuration.simulatorEventTTL, clock: clock)
         fingerprint = FingerprintSimulator(queue: queue)
         face = FaceSimulator(queue: queue)
@@ -39,7 +41,7 @@ public struct EngineHarness: Sendable {
         let environment = PolicyEngine.Environment(
             clock: clock, store: store,
             passcodeHasher: configuration.backends.contains("passcode") ? hasher : nil,
-            domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer)
+            domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions)
         engine = try PolicyEngine(configuration: configuration, backends: backends, environment: environment)
     }
 

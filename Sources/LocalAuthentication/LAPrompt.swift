@@ -4,7 +4,7 @@ public struct LAPrompt: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Touch the sensor or look at the screen.
         case biometry
-        /// A sensor is busy with an older evaluation.
+        /// A sensor is busy with another evaluation (see the sensor sharing rule).
         case waiting
         /// A read could not be judged (too short, not centered, no face …); try again.
         case retry

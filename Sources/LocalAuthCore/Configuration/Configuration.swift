@@ -17,6 +17,9 @@ public struct Configuration: Sendable, Hashable {
     public var passcodeMaxFailures = 10
     /// Seconds before an evaluation ends with systemCancel; 0 means never.
     public var evaluationTimeout: Double = 60
+    /// Seconds one user's evaluation may hold a sensor while another user's evaluation of the same
+    /// session standing waits for it; 0 means until the evaluation ends (see ``SensorArbiter``).
+    public var sensorTurnLength: Double = 10
     /// Seconds a simulator event waits in the queue for an evaluation to read it.
     public var simulatorEventTTL: Double = 10
     /// Unix group whose members may drive the simulators (besides root and the daemon's own user).

@@ -87,6 +87,7 @@ public enum ConfigurationParser {
         case passcodeDelays = "passcode_delays"
         case passcodeMaxFailures = "passcode_max_failures"
         case evaluationTimeout = "evaluation_timeout"
+        case sensorTurnLength = "sensor_turn_seconds"
         case simulatorEventTTL = "simulator_event_ttl"
         case simulatorGroup = "simulator_group"
         case maxContextsPerClient = "max_contexts_per_client"
@@ -124,6 +125,8 @@ public enum ConfigurationParser {
                 configuration.passcodeMaxFailures = try Self.integer(value, in: 1...1000)
             case .evaluationTimeout:
                 configuration.evaluationTimeout = try Self.seconds(value, allowZero: true)
+            case .sensorTurnLength:
+                configuration.sensorTurnLength = try Self.seconds(value, allowZero: true)
             case .simulatorEventTTL:
                 configuration.simulatorEventTTL = try Self.seconds(value, allowZero: false)
             case .simulatorGroup:

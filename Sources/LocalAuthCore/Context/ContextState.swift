@@ -2,7 +2,7 @@
 public enum ContextState: String, Sendable, Hashable, CaseIterable {
     /// No evaluation runs.
     case idle
-    /// An evaluation wants a sensor that an older evaluation holds.
+    /// An evaluation wants a sensor that another evaluation holds.
     case waiting
     /// An evaluation is listening on at least one biometric sensor.
     case biometry

@@ -1,7 +1,8 @@
 /// Sensor arbitration and biometric attempts.
 ///
-/// Each sensor serves the oldest evaluation that wants it; the others wait in claim order.
-/// Claims are derived from each evaluation's wanted sensors whenever a context is marked dirty.
+/// Each sensor serves the evaluation its ``SensorArbiter`` chooses (foreground session first,
+/// users in turn); the others wait. Claims are derived from each evaluation's wanted sensors
+/// whenever a context is marked dirty.
 extension PolicyEngine {
     /// Bounds ``settle()``'s loop; every round consumes a queued attempt, a lost sensor or a holder change.
     static let settleRoundLimit = 10_000
@@ -13,12 +14,12 @@ extension PolicyEngine {
             var progressed = false
             for modality in BiometricModality.allCases {
                 guard let backend = backends[modality] else { continue }
-                if !backend.isAvailable, let claimants = sensorClaims[modality], !claimants.isEmpty {
+                if !backend.isAvailable, let claimants = sensorArbiters[modality]?.claimants, !claimants.isEmpty {
                     for id in claimants { handle(.sensorLost(modality), on: id) }
-                    sensorClaims[modality] = []
+                    sensorArbiters[modality] = nil
                     progressed = true
                 }
-                let holder = sensorClaims[modality]?.first
+                let holder = sensorArbiters[modality]?.holder
                 if armedSessions[modality]?.context != holder {
                     if let armed = armedSessions.removeValue(forKey: modality) {
                         backend.disarm(armed.session.id)
@@ -47,20 +48,25 @@ extension PolicyEngine {
 
     private func refreshClaims() {
         guard !dirty.isEmpty else { return }
+        let now = environment.clock.now()
         var newcomers: [BiometricModality: [(serial: UInt64, id: ContextID)]] = [:]
         for id in dirty {
             let wanted = contexts[id]?.evaluation?.machine.wantedSensors ?? []
             for modality in BiometricModality.allCases {
-                let claimed = sensorClaims[modality]?.contains(id) ?? false
+                let claimed = sensorArbiters[modality]?.contains(id) ?? false
                 if claimed && !wanted.contains(modality) {
-                    sensorClaims[modality]?.removeAll { $0 == id }
+                    sensorArbiters[modality]?.release(id, at: now)
                 } else if !claimed && wanted.contains(modality), let serial = contexts[id]?.evaluation?.serial {
                     newcomers[modality, default: []].append((serial, id))
                 }
             }
         }
         for (modality, list) in newcomers {
-            sensorClaims[modality, default: []] += list.sorted { $0.serial < $1.serial }.map(\.id)
+            for (_, id) in list.sorted(by: { $0.serial < $1.serial }) {
+                guard let record = contexts[id] else { continue }
+                let standing = environment.sessions?.standing(ofProcess: clientPIDs[record.owner], user: record.user) ?? .unknown
+                sensorArbiters[modality, default: SensorArbiter()].claim(id, user: record.user, standing: standing, at: now)
+            }
         }
         for id in dirty where contexts[id] != nil { pendingPublication.insert(id) }
         dirty = []
@@ -156,7 +162,9 @@ extension PolicyEngine {
             }
         }
         pendingPublication = []
-        let deadline = contexts.values.compactMap { $0.evaluation?.deadline }.min()
+        let turnLength = configuration.sensorTurnLength
+        let deadline = (contexts.values.compactMap { $0.evaluation?.deadline }
+            + sensorArbiters.values.compactMap { $0.turnDeadline(length: turnLength) }).min()
         if deadline != publishedDeadline {
             publishedDeadline = deadline
             environment.observer?.nextDeadlineChanged(deadline)

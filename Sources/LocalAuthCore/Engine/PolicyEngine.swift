@@ -14,15 +14,19 @@ public actor PolicyEngine {
         public var domainStateHasher: any DomainStateHasher
         public var audit: any AuditSink
         public var observer: (any EngineObserver)?
+        /// nil when there is no session information: every client then has the standing `unknown`.
+        public var sessions: (any SessionDirectory)?
 
         public init(clock: any WallClock, store: any StateStore, passcodeHasher: (any PasscodeHasher)?,
-                    domainStateHasher: any DomainStateHasher, audit: any AuditSink, observer: (any EngineObserver)? = nil) {
+                    domainStateHasher: any DomainStateHasher, audit: any AuditSink, observer: (any EngineObserver)? = nil,
+                    sessions: (any SessionDirectory)? = nil) {
             self.clock = clock
             self.store = store
             self.passcodeHasher = passcodeHasher
             self.domainStateHasher = domainStateHasher
             self.audit = audit
             self.observer = observer
+            self.sessions = sessions
         }
     }
 
@@ -45,8 +49,8 @@ public actor PolicyEngine {
     var users: [UInt32: UserRecord] = [:]
     var lastContextNumber: UInt64 = 0
     var lastSerial: UInt64 = 0
-    /// Per sensor: contexts whose evaluation wants it, oldest claim first; the first holds it.
-    var sensorClaims: [BiometricModality: [ContextID]] = [:]
+    /// Per sensor: the contexts whose evaluation wants it, and which of them holds it.
+    var sensorArbiters: [BiometricModality: SensorArbiter] = [:]
     /// Per sensor: the context and session it is armed for.
     var armedSessions: [BiometricModality: (context: ContextID, session: SensorSession)] = [:]
     var lastSessionID: UInt64 = 0
@@ -220,12 +224,15 @@ public actor PolicyEngine {
         settle()
     }
 
-    /// Ends every evaluation whose timeout has passed with systemCancel.
+    /// Ends every evaluation whose timeout has passed with systemCancel, and every sensor turn that ran out.
     public func handleDeadlines() {
         let now = environment.clock.now()
         for (id, record) in contexts {
             guard let evaluation = record.evaluation, let deadline = evaluation.deadline, deadline <= now else { continue }
             finish(id, .failure(LocalAuthError(.systemCancel, "The evaluation timed out after \(Int(configuration.evaluationTimeout)) s; try again.")))
+        }
+        for modality in BiometricModality.allCases {
+            sensorArbiters[modality]?.endTurn(ifDueAt: now, length: configuration.sensorTurnLength)
         }
         settle()
     }

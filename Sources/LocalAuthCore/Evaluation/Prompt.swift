@@ -3,7 +3,7 @@ public struct Prompt: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Sensors are listening: touch or look.
         case biometry
-        /// A sensor is busy with an older evaluation.
+        /// A sensor is busy with another evaluation (see the sensor sharing rule).
         case waiting
         /// A read could not be judged; try again.
         case retry

@@ -1,0 +1,98 @@
+/// Who holds one sensor, among the evaluations that want it: a pure value, owned by the engine's
+/// actor, that the engine asks after every change and performs (arms the holder, disarms the rest).
+///
+/// The sensor sharing rule:
+/// 1. Standing first. A claim from the foreground session beats one without session
+///    information, which beats one from a background or remote session. A strictly better claim
+///    takes the sensor from the holder at once; the holder's evaluation waits, nothing is counted.
+/// 2. Users take turns. Every user with claims has one place in line, however many evaluations
+///    it runs; its other claims wait behind its oldest. Among claims of one standing the user
+///    whose place comes first holds the sensor.
+/// 3. A turn ends when the holding claim ends (the evaluation finished, was cancelled, or no
+///    longer wants the sensor) or when it has lasted `turnLength` seconds while another user
+///    waits at the same standing. The user then goes to the back of the line; a user whose
+///    claims all ended and who claims again also starts at the back, so re-arming gains nothing.
+struct SensorArbiter: Sendable {
+    struct Claim: Sendable, Hashable {
+        let context: ContextID
+        let user: UInt32
+        let standing: SessionStanding
+        /// Arrival order, to keep one user's claims first in, first out.
+        let arrival: UInt64
+    }
+
+    private var claims: [ContextID: Claim] = [:]
+    /// Per user with claims: its place in line, smaller first.
+    private var places: [UInt32: UInt64] = [:]
+    private var lastNumber: UInt64 = 0
+    /// The claim the sensor serves; nil when nobody claims it.
+    private(set) var holder: ContextID?
+    /// When the holder's turn began: when it got the sensor or, if later, when another user began to wait.
+    private var turnStart: UnixTime?
+
+    /// The contexts that claim the sensor.
+    var claimants: [ContextID] { Array(claims.keys) }
+
+    func contains(_ context: ContextID) -> Bool { claims[context] != nil }
+
+    /// Adds a claim; claiming twice does nothing.
+    mutating func claim(_ context: ContextID, user: UInt32, standing: SessionStanding, at now: UnixTime) {
+        guard claims[context] == nil else { return }
+        let wasContested = isContested
+        if places[user] == nil { places[user] = nextNumber() }
+        claims[context] = Claim(context: context, user: user, standing: standing, arrival: nextNumber())
+        chooseHolder(at: now)
+        if !wasContested && isContested { turnStart = now }
+    }
+
+    /// Removes a claim; a user whose holding claim ends goes to the back of the line.
+    mutating func release(_ context: ContextID, at now: UnixTime) {
+        guard let claim = claims.removeValue(forKey: context) else { return }
+        if !claims.values.contains(where: { $0.user == claim.user }) {
+            places[claim.user] = nil
+        } else if holder == context {
+            places[claim.user] = nextNumber()
+        }
+        if holder == context { holder = nil }
+        chooseHolder(at: now)
+    }
+
+    /// When the holder's turn runs out; nil when no other user waits at its standing or turns are unlimited (`length` 0).
+    func turnDeadline(length: Double) -> UnixTime? {
+        guard length > 0, isContested, let turnStart else { return nil }
+        return turnStart + length
+    }
+
+    /// Ends the holder's turn when it has run out, sending its user to the back of the line.
+    mutating func endTurn(ifDueAt now: UnixTime, length: Double) {
+        guard let deadline = turnDeadline(length: length), deadline <= now,
+              let holder, let user = claims[holder]?.user else { return }
+        places[user] = nextNumber()
+        self.holder = nil
+        chooseHolder(at: now)
+    }
+
+    /// Whether another user waits at the holder's standing (or better, briefly, before it preempts).
+    private var isContested: Bool {
+        guard let holder, let current = claims[holder] else { return false }
+        return claims.values.contains { $0.user != current.user && $0.standing <= current.standing }
+    }
+
+    /// Keeps the holder unless a strictly better standing waits; otherwise picks the first claim by
+    /// standing, then the user's place in line, then arrival.
+    private mutating func chooseHolder(at now: UnixTime) {
+        let best = claims.values.min { rank($0) < rank($1) }
+        if let holder, let current = claims[holder], let best, best.standing >= current.standing { return }
+        holder = best?.context
+        turnStart = best == nil ? nil : now
+    }
+
+    private func rank(_ claim: Claim) -> (Int, UInt64, UInt64) {
+        (claim.standing.rawValue, places[claim.user] ?? .max, claim.arrival)
+    }
+
+    private mutating func nextNumber() -> UInt64 {
+        lastNumber += 1
+        return lastNumber
+    }
+}

@@ -1,0 +1,108 @@
+@testable import LocalAuthCore
+import Testing
+
+/// The sensor sharing rule as a value: no engine, no clock but the instants passed in.
+@Suite("SensorArbiter")
+struct SensorArbiterTests {
+    let t0 = UnixTime(1_000)
+    static let mallory: UInt32 = 65534, alice: UInt32 = 1000, carol: UInt32 = 1002
+
+    func id(_ number: UInt64) -> ContextID { ContextID(number) }
+
+    @Test func theFirstClaimHoldsAndANewcomerOfTheSameStandingWaits() {
+        var arbiter = SensorArbiter()
+        arbiter.claim(id(1), user: Self.mallory, standing: .unknown, at: t0)
+        arbiter.claim(id(2), user: Self.alice, standing: .unknown, at: t0)
+        #expect(arbiter.holder == id(1))
+        arbiter.release(id(2), at: t0)
+        #expect(arbiter.holder == id(1))
+        arbiter.release(id(1), at: t0)
+        #expect(arbiter.holder == nil)
+        #expect(arbiter.claimants.isEmpty)
+    }
+
+    @Test func reArmingGoesToTheBackOfTheLine() {
+        var arbiter = SensorArbiter()
+        arbiter.claim(id(1), user: Self.mallory, standing: .unknown, at: t0)
+        arbiter.claim(id(2), user: Self.mallory, standing: .unknown, at: t0)
+        arbiter.claim(id(3), user: Self.alice, standing: .unknown, at: t0)
+        for round in 0..<100 {
+            // Mallory cancels whatever of hers holds and claims again, over and over.
+            guard let holder = arbiter.holder, holder != id(3) else { break }
+            arbiter.release(holder, at: t0)
+            arbiter.claim(holder, user: Self.mallory, standing: .unknown, at: t0)
+            #expect(round == 0)
+        }
+        #expect(arbiter.holder == id(3), "Alice holds after one of Mallory's turns")
+    }
+
+    @Test func eachUserHasOnePlaceAndItsClaimsGoInArrivalOrder() {
+        var arbiter = SensorArbiter()
+        arbiter.claim(id(1), user: Self.mallory, standing: .unknown, at: t0)
+        arbiter.claim(id(2), user: Self.mallory, standing: .unknown, at: t0)
+        arbiter.claim(id(3), user: Self.mallory, standing: .unknown, at: t0)
+        arbiter.claim(id(4), user: Self.alice, standing: .unknown, at: t0)
+        arbiter.claim(id(5), user: Self.carol, standing: .unknown, at: t0)
+        var order: [ContextID] = []
+        while let holder = arbiter.holder {
+            order.append(holder)
+            arbiter.release(holder, at: t0)
+        }
+        #expect(order == [id(1), id(4), id(5), id(2), id(3)])
+    }
+
+    @Test func aBetterStandingPreemptsAndThePreemptedClaimResumesFirst() {
+        var arbiter = SensorArbiter()
+        arbiter.claim(id(1), user: Self.mallory, standing: .background, at: t0)
+        arbiter.claim(id(2), user: Self.carol, standing: .background, at: t0)
+        arbiter.claim(id(3), user: Self.alice, standing: .unknown, at: t0)
+        #expect(arbiter.holder == id(3))
+        arbiter.claim(id(4), user: Self.alice, standing: .foreground, at: t0)
+        #expect(arbiter.holder == id(4), "the user's own foreground claim goes before its other one")
+        arbiter.release(id(4), at: t0)
+        #expect(arbiter.holder == id(3))
+        arbiter.release(id(3), at: t0)
+        #expect(arbiter.holder == id(1), "Mallory was preempted, not sent to the back")
+    }
+
+    @Test func aWorseStandingNeverPreempts() {
+        var arbiter = SensorArbiter()
+        arbiter.claim(id(1), user: Self.alice, standing: .background, at: t0)
+        arbiter.claim(id(2), user: Self.mallory, standing: .background, at: t0)
+        arbiter.release(id(2), at: t0)
+        arbiter.claim(id(2), user: Self.mallory, standing: .background, at: t0)
+        #expect(arbiter.holder == id(1))
+    }
+
+    @Test func aTurnRunsOutOnlyWhileAnotherUserOfTheSameStandingWaits() {
+        var arbiter = SensorArbiter()
+        arbiter.claim(id(1), user: Self.mallory, standing: .unknown, at: t0)
+        arbiter.claim(id(2), user: Self.mallory, standing: .unknown, at: t0)
+        #expect(arbiter.turnDeadline(length: 10) == nil, "her own claims do not contest her turn")
+        arbiter.claim(id(3), user: Self.alice, standing: .background, at: t0 + 5)
+        #expect(arbiter.turnDeadline(length: 10) == nil, "a worse standing does not contest it")
+        arbiter.claim(id(4), user: Self.carol, standing: .unknown, at: t0 + 50)
+        #expect(arbiter.turnDeadline(length: 10) == t0 + 60, "counted from when Carol began to wait")
+        #expect(arbiter.turnDeadline(length: 0) == nil, "0 means no limit")
+        arbiter.endTurn(ifDueAt: t0 + 59, length: 10)
+        #expect(arbiter.holder == id(1))
+        arbiter.endTurn(ifDueAt: t0 + 60, length: 10)
+        #expect(arbiter.holder == id(4))
+        #expect(arbiter.turnDeadline(length: 10) == t0 + 70)
+        arbiter.endTurn(ifDueAt: t0 + 70, length: 10)
+        #expect(arbiter.holder == id(1), "turns alternate")
+    }
+
+    @Test func releasingTheLastClaimOfAWaitingUserGivesUpItsPlace() {
+        var arbiter = SensorArbiter()
+        arbiter.claim(id(1), user: Self.carol, standing: .unknown, at: t0)
+        arbiter.claim(id(2), user: Self.mallory, standing: .unknown, at: t0)
+        arbiter.claim(id(3), user: Self.alice, standing: .unknown, at: t0)
+        arbiter.release(id(2), at: t0)
+        arbiter.claim(id(2), user: Self.mallory, standing: .unknown, at: t0)
+        arbiter.release(id(1), at: t0)
+        #expect(arbiter.holder == id(3))
+        #expect(arbiter.contains(id(2)))
+        #expect(Set(arbiter.claimants) == [id(2), id(3)])
+    }
+}
