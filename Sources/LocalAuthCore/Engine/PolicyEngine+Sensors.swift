@@ -156,7 +156,7 @@ extension PolicyEngine {
             }
         }
         pendingPublication = []
-        let deadline = contexts.values.compactMap { $0.evaluation?.deadline }.min()
+        let deadline = contexts.values.compactMap { $0.evaluation?.deadline }.min { $0.seconds < $1.seconds }
         if deadline != publishedDeadline {
             publishedDeadline = deadline
             environment.observer?.nextDeadlineChanged(deadline)
