@@ -4,7 +4,7 @@ import Synchronization
 /// Simulator inputs that arrived while no evaluation was reading their sensor, shared by all
 /// simulators: the next evaluation that arms the sensor consumes them in order, so scripts need
 /// no races. Bounded in count (a full queue refuses with limitsExceeded) and in age (each input
-/// expires after the TTL).
+/// expires after the TTL, counted on the boot clock so that setting the date does not change it).
 public final class SimulatorEventQueue: Sendable {
     /// Turns a stored input into an attempt once the evaluation reading it is known.
     typealias Judge = @Sendable (SensorSession) -> AttemptEvent
@@ -12,7 +12,7 @@ public final class SimulatorEventQueue: Sendable {
     private struct Item {
         let modality: BiometricModality
         let judge: Judge
-        let expires: UnixTime
+        let expires: BootTime
     }
 
     public static let defaultCapacity = 16
@@ -30,9 +30,9 @@ public final class SimulatorEventQueue: Sendable {
 
     /// Inputs waiting for an evaluation, both sensors together.
     public var pending: Int {
-        let now = clock.now()
+        let now = clock.uptime()
         return items.withLock { items in
-            items.removeAll { $0.expires <= now }
+            items.removeAll { $0.expires.remaining(from: now) == 0 }
             return items.count
         }
     }
@@ -43,11 +43,11 @@ public final class SimulatorEventQueue: Sendable {
     }
 
     func enqueue(_ modality: BiometricModality, _ judge: @escaping Judge) throws(LocalAuthError) {
-        let now = clock.now()
+        let now = clock.uptime()
         let accepted = items.withLock { items in
-            items.removeAll { $0.expires <= now }
+            items.removeAll { $0.expires.remaining(from: now) == 0 }
             guard items.count < capacity else { return false }
-            items.append(Item(modality: modality, judge: judge, expires: now + timeToLive))
+            items.append(Item(modality: modality, judge: judge, expires: now.advanced(by: timeToLive)))
             return true
         }
         guard accepted else {
@@ -57,9 +57,9 @@ public final class SimulatorEventQueue: Sendable {
 
     /// The oldest fresh input for `modality`, removed from the queue.
     func take(_ modality: BiometricModality) -> Judge? {
-        let now = clock.now()
+        let now = clock.uptime()
         return items.withLock { items in
-            items.removeAll { $0.expires <= now }
+            items.removeAll { $0.expires.remaining(from: now) == 0 }
             guard let index = items.firstIndex(where: { $0.modality == modality }) else { return nil }
             return items.remove(at: index).judge
         }

@@ -63,11 +63,13 @@ final class BusObserver: EngineObserver {
         published.withLock { $0 = $0.filter { $0.value.owner != owner } }
     }
 
-    func nextDeadlineChanged(_ deadline: UnixTime?) {
+    /// Arms a timer on Dispatch's monotonic clock, which setting the date does not move either.
+    /// It stops while the machine sleeps, so after a sleep the engine is woken late, never early.
+    func nextDeadlineChanged(_ deadline: BootTime?) {
         let engine = self.engine.withLock { $0 }
         let replacement: (any DispatchSourceTimer)? = deadline.map { deadline in
             let source = DispatchSource.makeTimerSource(queue: .global())
-            let delay = max(0, deadline - clock.now())
+            let delay = deadline.remaining(from: clock.uptime())
             source.schedule(deadline: .now() + .milliseconds(Int((delay * 1000).rounded(.up))), leeway: .milliseconds(50))
             source.setEventHandler { Task { await engine?.handleDeadlines() } }
             source.resume()

@@ -12,7 +12,7 @@ public final class RecordingObserver: EngineObserver {
     private struct Log {
         var prompts: [PromptRecord] = []
         var changes: [ContextSnapshot] = []
-        var deadlines: [UnixTime?] = []
+        var deadlines: [BootTime?] = []
     }
 
     private let log = Mutex(Log())
@@ -24,7 +24,9 @@ public final class RecordingObserver: EngineObserver {
         log.withLock { $0.prompts.filter { $0.context == context }.map(\.prompt.kind) }
     }
     public var changes: [ContextSnapshot] { log.withLock { $0.changes } }
-    public var lastDeadline: UnixTime? { log.withLock { $0.deadlines.last ?? nil } }
+    public var lastDeadline: BootTime? { log.withLock { $0.deadlines.last ?? nil } }
+    /// How many times the engine announced its next deadline (each announcement arms a timer).
+    public var deadlineAnnouncements: Int { log.withLock { $0.deadlines.count } }
 
     public func prompt(_ prompt: Prompt, context: ContextID, owner: ClientID) {
         log.withLock { $0.prompts.append(PromptRecord(prompt: prompt, context: context, owner: owner)) }
@@ -34,7 +36,7 @@ public final class RecordingObserver: EngineObserver {
         log.withLock { $0.changes.append(snapshot) }
     }
 
-    public func nextDeadlineChanged(_ deadline: UnixTime?) {
+    public func nextDeadlineChanged(_ deadline: BootTime?) {
         log.withLock { $0.deadlines.append(deadline) }
     }
 }

@@ -90,6 +90,20 @@ struct SimulatorEventQueueTests {
         #expect(drainFace() == [])
     }
 
+    /// The TTL counts elapsed time: setting the date neither drops waiting inputs nor keeps them longer.
+    @Test func settingTheClockDoesNotChangeHowLongInputsWait() async throws {
+        try await fingerprint.touch("left-thumb")
+        clock.setWallClock(by: 86_400)  // no time passed
+        #expect(queue.pending == 1, "the clock moved a day forward, no time passed")
+        clock.advance(by: 5)
+        try await fingerprint.touch("right-thumb")
+        clock.setWallClock(by: -2 * 86_400)
+        clock.advance(by: 5.5)  // left-thumb 10.5 s old, right-thumb 5.5 s
+        #expect(queue.pending == 1, "the clock moved back two days; left-thumb waited 10.5 s")
+        clock.advance(by: 5)
+        #expect(queue.pending == 0, "right-thumb waited 10.5 s")
+    }
+
     @Test func expiredInputsFreeTheirPlaces() async throws {
         for _ in 0..<16 { try await fingerprint.touch("left-thumb") }
         #expect(await errorKind { try await fingerprint.touch("right-thumb") } == .limitsExceeded)

@@ -4,7 +4,7 @@ import Testing
 /// The sensor sharing rule as a value: no engine, no clock but the instants passed in.
 @Suite("SensorArbiter")
 struct SensorArbiterTests {
-    let t0 = UnixTime(1_000)
+    let t0 = BootTime(boot: "test-boot", seconds: 1_000)
     static let mallory: UInt32 = 65534, alice: UInt32 = 1000, carol: UInt32 = 1002
 
     func id(_ number: UInt64) -> ContextID { ContextID(number) }
@@ -79,17 +79,17 @@ struct SensorArbiterTests {
         arbiter.claim(id(1), user: Self.mallory, standing: .unknown, at: t0)
         arbiter.claim(id(2), user: Self.mallory, standing: .unknown, at: t0)
         #expect(arbiter.turnDeadline(length: 10) == nil, "her own claims do not contest her turn")
-        arbiter.claim(id(3), user: Self.alice, standing: .background, at: t0 + 5)
+        arbiter.claim(id(3), user: Self.alice, standing: .background, at: t0.advanced(by: 5))
         #expect(arbiter.turnDeadline(length: 10) == nil, "a worse standing does not contest it")
-        arbiter.claim(id(4), user: Self.carol, standing: .unknown, at: t0 + 50)
-        #expect(arbiter.turnDeadline(length: 10) == t0 + 60, "counted from when Carol began to wait")
+        arbiter.claim(id(4), user: Self.carol, standing: .unknown, at: t0.advanced(by: 50))
+        #expect(arbiter.turnDeadline(length: 10) == t0.advanced(by: 60), "counted from when Carol began to wait")
         #expect(arbiter.turnDeadline(length: 0) == nil, "0 means no limit")
-        arbiter.endTurn(ifDueAt: t0 + 59, length: 10)
+        arbiter.endTurn(ifDueAt: t0.advanced(by: 59), length: 10)
         #expect(arbiter.holder == id(1))
-        arbiter.endTurn(ifDueAt: t0 + 60, length: 10)
+        arbiter.endTurn(ifDueAt: t0.advanced(by: 60), length: 10)
         #expect(arbiter.holder == id(4))
-        #expect(arbiter.turnDeadline(length: 10) == t0 + 70)
-        arbiter.endTurn(ifDueAt: t0 + 70, length: 10)
+        #expect(arbiter.turnDeadline(length: 10) == t0.advanced(by: 70))
+        arbiter.endTurn(ifDueAt: t0.advanced(by: 70), length: 10)
         #expect(arbiter.holder == id(1), "turns alternate")
     }
 

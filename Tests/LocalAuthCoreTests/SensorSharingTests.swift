@@ -79,7 +79,7 @@ struct SensorSharingTests {
         let aliceContext = try await h.context(H.alice)
         let alice = await h.begin(bio, on: aliceContext, by: H.alice)
         #expect(try await h.state(of: aliceContext) == .waiting)
-        #expect(h.observer.lastDeadline == h.clock.now() + 10)
+        #expect(h.observer.lastDeadline == h.clock.uptime().advanced(by: 10))
 
         h.clock.advance(by: 10)
         await h.engine.handleDeadlines()

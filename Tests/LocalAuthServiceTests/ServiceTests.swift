@@ -25,6 +25,21 @@ struct ServiceTests {
         }
     }
 
+    /// The daemon's deadline timer ends an unanswered evaluation with SystemCancel once
+    /// `evaluation_timeout` has passed (measured on the boot clock), and not before.
+    @Test func anUnansweredEvaluationTimesOut() async throws {
+        try await withDaemon(configuration: "evaluation_timeout = 0.5\n") { _, bus in
+            let client = try await Client(bus)
+            try await client.setUp(fingers: ["right-index-finger"])
+            let context = try await client.createContext()
+            let started = ContinuousClock.now
+            let outcome = await errorName { _ = try await client.context(context, "EvaluatePolicy", [.uint32(1), .string("log in")]) }
+            let waited = ContinuousClock.now - started
+            #expect(outcome == D.errorPrefix + "SystemCancel")
+            #expect(waited >= .milliseconds(500) && waited < .seconds(20), "waited \(waited)")
+        }
+    }
+
     @Test func faceEvaluationAndPasscodeWhileBiometryListens() async throws {
         try await withDaemon { _, bus in
             let client = try await Client(bus)
@@ -213,7 +228,7 @@ struct ServiceTests {
     }
 
     @Test func contextLimitAndTheSimulatorQueueLimit() async throws {
-        try await withDaemon(configuration: "max_contexts_per_client = 3\n") { _, bus in
+        try await withDaemon(configuration: "max_contexts_per_client = 3\nsimulator_event_ttl = 600\n") { _, bus in
             let client = try await Client(bus)
             let limit = "org.freedesktop.DBus.Error.LimitsExceeded"
             for _ in 1...3 { _ = try await client.createContext() }

@@ -48,7 +48,7 @@ extension PolicyEngine {
 
     private func refreshClaims() {
         guard !dirty.isEmpty else { return }
-        let now = environment.clock.now()
+        let now = environment.clock.uptime()
         var newcomers: [BiometricModality: [(serial: UInt64, id: ContextID)]] = [:]
         for id in dirty {
             let wanted = contexts[id]?.evaluation?.machine.wantedSensors ?? []
@@ -164,7 +164,7 @@ extension PolicyEngine {
         pendingPublication = []
         let turnLength = configuration.sensorTurnLength
         let deadline = (contexts.values.compactMap { $0.evaluation?.deadline }
-            + sensorArbiters.values.compactMap { $0.turnDeadline(length: turnLength) }).min()
+            + sensorArbiters.values.compactMap { $0.turnDeadline(length: turnLength) }).min { $0.seconds < $1.seconds }
         if deadline != publishedDeadline {
             publishedDeadline = deadline
             environment.observer?.nextDeadlineChanged(deadline)

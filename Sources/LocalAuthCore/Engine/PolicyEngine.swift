@@ -58,7 +58,7 @@ public actor PolicyEngine {
     var dirty: Set<ContextID> = []
     /// Contexts whose observable state may have changed since observers last heard.
     var pendingPublication: Set<ContextID> = []
-    var publishedDeadline: UnixTime?
+    var publishedDeadline: BootTime?
     /// Process ids of connected clients, as their `Caller`s reported them; for audit entries.
     var clientPIDs: [ClientID: UInt32] = [:]
     var isShutDown = false
@@ -224,17 +224,23 @@ public actor PolicyEngine {
         settle()
     }
 
-    /// Ends every evaluation whose timeout has passed with systemCancel, and every sensor turn that ran out.
+    /// Ends every evaluation whose timeout has passed with systemCancel, and every sensor turn that
+    /// ran out. The next deadline is announced even if it did not change: the observer's timer has
+    /// fired, and a wake that came early must not leave the remaining evaluations without one.
     public func handleDeadlines() {
-        let now = environment.clock.now()
+        let now = environment.clock.uptime()
         for (id, record) in contexts {
-            guard let evaluation = record.evaluation, let deadline = evaluation.deadline, deadline <= now else { continue }
+            guard let evaluation = record.evaluation, let deadline = evaluation.deadline, deadline.remaining(from: now) == 0 else { continue }
             finish(id, .failure(LocalAuthError(.systemCancel, "The evaluation timed out after \(Int(configuration.evaluationTimeout)) s; try again.")))
         }
         for modality in BiometricModality.allCases {
             sensorArbiters[modality]?.endTurn(ifDueAt: now, length: configuration.sensorTurnLength)
         }
+        let announced = publishedDeadline
         settle()
+        if let deadline = publishedDeadline, deadline == announced {
+            environment.observer?.nextDeadlineChanged(deadline)
+        }
     }
 
     /// Ends every evaluation with systemCancel and refuses new ones (service shutdown).
@@ -348,7 +354,7 @@ public actor PolicyEngine {
         let timeout = configuration.evaluationTimeout
         contexts[id]?.evaluation = RunningEvaluation(
             machine: machine, policy: policy, reason: reason, serial: lastSerial,
-            deadline: timeout > 0 ? now.wall + timeout : nil, reply: reply)
+            deadline: timeout > 0 ? now.uptime.advanced(by: timeout) : nil, reply: reply)
         dirty.insert(id)
         perform(action, on: id)
         settle()

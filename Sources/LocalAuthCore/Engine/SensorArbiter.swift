@@ -28,7 +28,7 @@ struct SensorArbiter: Sendable {
     /// The claim the sensor serves; nil when nobody claims it.
     private(set) var holder: ContextID?
     /// When the holder's turn began: when it got the sensor or, if later, when another user began to wait.
-    private var turnStart: UnixTime?
+    private var turnStart: BootTime?
 
     /// The contexts that claim the sensor.
     var claimants: [ContextID] { Array(claims.keys) }
@@ -36,7 +36,7 @@ struct SensorArbiter: Sendable {
     func contains(_ context: ContextID) -> Bool { claims[context] != nil }
 
     /// Adds a claim; claiming twice does nothing.
-    mutating func claim(_ context: ContextID, user: UInt32, standing: SessionStanding, at now: UnixTime) {
+    mutating func claim(_ context: ContextID, user: UInt32, standing: SessionStanding, at now: BootTime) {
         guard claims[context] == nil else { return }
         let wasContested = isContested
         if places[user] == nil { places[user] = nextNumber() }
@@ -46,7 +46,7 @@ struct SensorArbiter: Sendable {
     }
 
     /// Removes a claim; a user whose holding claim ends goes to the back of the line.
-    mutating func release(_ context: ContextID, at now: UnixTime) {
+    mutating func release(_ context: ContextID, at now: BootTime) {
         guard let claim = claims.removeValue(forKey: context) else { return }
         if !claims.values.contains(where: { $0.user == claim.user }) {
             places[claim.user] = nil
@@ -58,14 +58,14 @@ struct SensorArbiter: Sendable {
     }
 
     /// When the holder's turn runs out; nil when no other user waits at its standing or turns are unlimited (`length` 0).
-    func turnDeadline(length: Double) -> UnixTime? {
+    func turnDeadline(length: Double) -> BootTime? {
         guard length > 0, isContested, let turnStart else { return nil }
-        return turnStart + length
+        return turnStart.advanced(by: length)
     }
 
     /// Ends the holder's turn when it has run out, sending its user to the back of the line.
-    mutating func endTurn(ifDueAt now: UnixTime, length: Double) {
-        guard let deadline = turnDeadline(length: length), deadline <= now,
+    mutating func endTurn(ifDueAt now: BootTime, length: Double) {
+        guard let deadline = turnDeadline(length: length), deadline.remaining(from: now) == 0,
               let holder, let user = claims[holder]?.user else { return }
         places[user] = nextNumber()
         self.holder = nil
@@ -80,7 +80,7 @@ struct SensorArbiter: Sendable {
 
     /// Keeps the holder unless a strictly better standing waits; otherwise picks the first claim by
     /// standing, then the user's place in line, then arrival.
-    private mutating func chooseHolder(at now: UnixTime) {
+    private mutating func chooseHolder(at now: BootTime) {
         let best = claims.values.min { rank($0) < rank($1) }
         if let holder, let current = claims[holder], let best, best.standing >= current.standing { return }
         holder = best?.context

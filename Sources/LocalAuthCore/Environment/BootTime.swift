@@ -12,3 +12,16 @@ public struct BootTime: Hashable, Sendable, Codable {
         self.seconds = seconds
     }
 }
+
+extension BootTime {
+    /// The instant `seconds` later on the same boot's clock.
+    public func advanced(by seconds: Double) -> BootTime {
+        BootTime(boot: boot, seconds: self.seconds + seconds)
+    }
+
+    /// Seconds from `now` until this instant; 0 once it is reached. A reading of another boot
+    /// counts as past it: the boot this instant belongs to is over.
+    public func remaining(from now: BootTime) -> Double {
+        now.boot == boot ? max(0, seconds - now.seconds) : 0
+    }
+}

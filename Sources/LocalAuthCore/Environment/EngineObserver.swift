@@ -6,5 +6,8 @@ public protocol EngineObserver: Sendable {
     /// An observable property of a context changed (`PropertiesChanged`).
     func contextChanged(_ snapshot: ContextSnapshot)
     /// The earliest instant at which ``PolicyEngine/handleDeadlines()`` has work; nil for none.
-    func nextDeadlineChanged(_ deadline: UnixTime?)
+    /// On the boot clock: wait `deadline.remaining(from: clock.uptime())` seconds, measured on a
+    /// clock that setting the date does not move, never by comparing with the wall clock.
+    /// Also repeated after each ``PolicyEngine/handleDeadlines()``: the timer that called it is spent.
+    func nextDeadlineChanged(_ deadline: BootTime?)
 }
