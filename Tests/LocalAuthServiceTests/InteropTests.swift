@@ -14,7 +14,7 @@ struct InteropTests {
     }
 
     @Test func gdbusDrivesAWholeEvaluation() async throws {
-        try await withDaemon { _, bus in
+        try await withDaemon(configuration: "simulator_event_ttl = 600\n") { _, bus in
             let manager = "\(D.managerInterface)."
             #expect(try await gdbus(bus.address, D.managerPath, manager + "SetPasscode", ["", "4711-secret"]).status == 0)
             #expect(try await gdbus(bus.address, D.managerPath, manager + "Enroll", ["fingerprint", "left-thumb", "4711-secret"]).status == 0)
