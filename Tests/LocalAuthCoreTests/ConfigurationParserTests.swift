@@ -18,6 +18,8 @@ struct ConfigurationParserTests {
         #expect(configuration.simulatorGroup == "")
         #expect(configuration.maxContextsPerClient == 32)
         #expect(configuration.maxContexts == 4096)
+        #expect(configuration.passcodeHashWorkers == 2)
+        #expect(configuration.maxPasscodeOperationsPerUser == 4)
         #expect(configuration.resolvedStateDirectory(environment: [:]) == "/var/lib/localauthd")
     }
 
@@ -35,6 +37,8 @@ struct ConfigurationParserTests {
         simulator_group = localauth-sim
         max_contexts_per_client = 8
         max_contexts = 100
+        passcode_hash_workers = 1
+        max_passcode_operations_per_user = 16
         state_directory = /tmp/state
         """
         let c = try ConfigurationParser.parse(text, file: "x.conf")
@@ -50,6 +54,8 @@ struct ConfigurationParserTests {
         #expect(c.simulatorGroup == "localauth-sim")
         #expect(c.maxContextsPerClient == 8)
         #expect(c.maxContexts == 100)
+        #expect(c.passcodeHashWorkers == 1)
+        #expect(c.maxPasscodeOperationsPerUser == 16)
         #expect(c.resolvedStateDirectory(environment: ["STATE_DIRECTORY": "/var/lib/other"]) == "/tmp/state")
     }
 
@@ -68,6 +74,8 @@ struct ConfigurationParserTests {
         ("simulator_event_ttl = 0", 1, "more than 0"),
         ("state_directory = relative/path", 1, "absolute path"),
         ("max_contexts = 0", 1, "from 1"),
+        ("passcode_hash_workers = 0", 1, "from 1 to 64"),
+        ("max_passcode_operations_per_user = 0", 1, "from 1"),
         ("just words", 1, "expected `key = value`"),
         ("max_contexts = 5\nmax_contexts = 6", 2, "already set on line 1"),
     ])

@@ -33,7 +33,8 @@ struct SystemLogTests {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         for key in ["backends", "preferred_biometry", "biometry_max_failures", "fingerprint_attempts_per_evaluation",
                     "face_attempts_per_evaluation", "passcode_delays", "passcode_max_failures", "evaluation_timeout",
-                    "simulator_event_ttl", "simulator_group", "max_contexts_per_client", "max_contexts", "state_directory"] {
+                    "simulator_event_ttl", "simulator_group", "max_contexts_per_client", "max_contexts",
+                    "passcode_hash_workers", "max_passcode_operations_per_user", "state_directory"] {
             #expect(text.contains("\(key) ="), "the sample lacks \(key)")
         }
     }

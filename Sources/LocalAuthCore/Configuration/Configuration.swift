@@ -25,6 +25,11 @@ public struct Configuration: Sendable, Hashable {
     public var maxContextsPerClient = 32
     /// Live contexts of all clients together.
     public var maxContexts = 4096
+    /// Argon2id hashes and verifications that may run at once (each takes ~64 MiB while it runs).
+    public var passcodeHashWorkers = 2
+    /// Passcode checks and changes one user may have in progress (waiting or running); more are
+    /// refused at once with limitsExceeded.
+    public var maxPasscodeOperationsPerUser = 4
     /// Where per-user state lives; nil means "not set in the file" so that `$STATE_DIRECTORY`
     /// or the built-in default (``defaultStateDirectory``) applies.
     public var stateDirectory: String?
@@ -47,6 +52,11 @@ public struct Configuration: Sendable, Hashable {
     /// The passcode lockout rules this configuration describes.
     public var passcodeSchedule: PasscodeDelaySchedule {
         PasscodeDelaySchedule(delays: passcodeDelays, maxFailures: passcodeMaxFailures)
+    }
+
+    /// The limits ``PasscodeWorkScheduler`` applies.
+    public var passcodeWorkLimits: PasscodeWorkScheduler.Limits {
+        PasscodeWorkScheduler.Limits(workers: passcodeHashWorkers, operationsPerUser: maxPasscodeOperationsPerUser)
     }
 
     /// How many no-matches of `modality` one evaluation accepts.

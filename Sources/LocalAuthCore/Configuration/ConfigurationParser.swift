@@ -69,6 +69,8 @@ public enum ConfigurationParser {
         case simulatorGroup = "simulator_group"
         case maxContextsPerClient = "max_contexts_per_client"
         case maxContexts = "max_contexts"
+        case passcodeHashWorkers = "passcode_hash_workers"
+        case maxPasscodeOperationsPerUser = "max_passcode_operations_per_user"
         case stateDirectory = "state_directory"
 
         func apply(_ value: String, to configuration: inout Configuration) throws(ValueError) {
@@ -107,6 +109,10 @@ public enum ConfigurationParser {
                 configuration.maxContextsPerClient = try Self.integer(value, in: 1...1_000_000)
             case .maxContexts:
                 configuration.maxContexts = try Self.integer(value, in: 1...1_000_000)
+            case .passcodeHashWorkers:
+                configuration.passcodeHashWorkers = try Self.integer(value, in: 1...64)
+            case .maxPasscodeOperationsPerUser:
+                configuration.maxPasscodeOperationsPerUser = try Self.integer(value, in: 1...10_000)
             case .stateDirectory:
                 guard value.hasPrefix("/") else { throw ValueError(message: "expected an absolute path, found \"\(value)\"") }
                 configuration.stateDirectory = value
