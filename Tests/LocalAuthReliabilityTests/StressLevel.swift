@@ -14,7 +14,7 @@ enum StressLevel {
     static let crashRounds = count("LOCALAUTH_CRASH_ROUNDS", bounded: 5, stress: 100)
     static let churnRounds = count("LOCALAUTH_CHURN_ROUNDS", bounded: 200, stress: 5000)
     static let fuzzMessages = count("LOCALAUTH_FUZZ_MESSAGES", bounded: 400, stress: 20000)
-    static let floodConnections = count("LOCALAUTH_FLOOD_CONNECTIONS", bounded: 48, stress: 250)
+    static let floodConnections = count("LOCALAUTH_FLOOD_CONNECTIONS", bounded: 64, stress: 250)
 
     /// `LOCALAUTH_SEED`, or a fresh one that failures print.
     static func seed() -> UInt64 {
