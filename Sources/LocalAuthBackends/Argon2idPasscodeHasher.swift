@@ -5,11 +5,12 @@ import LocalAuthCore
 /// Stores passcodes as Argon2id hashes (libsodium `crypto_pwhash_str`, interactive limits) and
 /// verifies them in constant time.
 ///
-/// Hashing costs ~64 MiB and tens of milliseconds by design, so it runs on one private serial
-/// queue: the engine's executor is never blocked, memory stays bounded however many requests
-/// arrive, and guesses are rate-limited as a side effect.
+/// Each call costs ~64 MiB and tens of milliseconds by design, so it runs on a serial dispatch
+/// queue of its own, which libdispatch serves with an overcommitting thread: no caller's executor
+/// is blocked, and a call never waits for a free thread of the width-limited pool. Calls run in
+/// parallel; the engine's ``PasscodeWorkScheduler`` bounds how many run at once (memory) and in
+/// which order (fairness).
 public struct Argon2idPasscodeHasher: PasscodeHasher {
-    private let queue = DispatchQueue(label: "org.localauth.argon2id")
     private let opsLimit: UInt64
     private let memLimit: Int
 
@@ -24,7 +25,7 @@ public struct Argon2idPasscodeHasher: PasscodeHasher {
     public func hash(_ passcode: Passcode) async throws(LocalAuthError) -> String {
         let (opsLimit, memLimit) = (self.opsLimit, self.memLimit)
         let hash: String? = await withCheckedContinuation { continuation in
-            queue.async {
+            Self.newQueue().async {
                 var output = [CChar](repeating: 0, count: Int(crypto_pwhash_STRBYTES))
                 let status = passcode.withBytes { bytes in
                     bytes.withMemoryRebound(to: CChar.self) { chars in
@@ -41,9 +42,15 @@ public struct Argon2idPasscodeHasher: PasscodeHasher {
         return hash
     }
 
+    /// A serial queue, so libdispatch gives it an overcommitting thread (a concurrent queue's work
+    /// would wait for, and then occupy, one of the pool's few threads).
+    private static func newQueue() -> DispatchQueue {
+        DispatchQueue(label: "org.localauth.argon2id")
+    }
+
     public func verify(_ passcode: Passcode, against storedHash: String) async -> Bool {
         await withCheckedContinuation { continuation in
-            queue.async {
+            Self.newQueue().async {
                 let status = passcode.withBytes { bytes in
                     bytes.withMemoryRebound(to: CChar.self) { chars in
                         crypto_pwhash_str_verify(storedHash, chars.baseAddress!, UInt64(chars.count))

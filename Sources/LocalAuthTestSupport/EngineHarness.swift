@@ -22,9 +22,11 @@ public struct EngineHarness: Sendable {
     public static let root = Caller(client: ClientID(":1.1"), uid: 0)
     public static let passcode = "4711-secret"
 
-    /// - Parameter store: pass one to simulate a restart over the same state.
+    /// - Parameters:
+    ///   - store: pass one to simulate a restart over the same state.
+    ///   - passcodeHasher: used instead of ``hasher`` (a ``GatedPasscodeHasher``, say).
     public init(configuration: Configuration = Configuration(), store: MemoryStateStore = MemoryStateStore(),
-                clock: FakeClock = FakeClock()) throws {
+                clock: FakeClock = FakeClock(), passcodeHasher: (any PasscodeHasher)? = nil) throws {
         self.configuration = configuration
         self.clock = clock
         self.store = store
@@ -40,7 +42,7 @@ public struct EngineHarness: Sendable {
         if configuration.backends.contains("face") { backends.append(face) }
         let environment = PolicyEngine.Environment(
             clock: clock, store: store,
-            passcodeHasher: configuration.backends.contains("passcode") ? hasher : nil,
+            passcodeHasher: configuration.backends.contains("passcode") ? passcodeHasher ?? hasher : nil,
             domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions)
         engine = try PolicyEngine(configuration: configuration, backends: backends, environment: environment)
     }

@@ -11,12 +11,17 @@ public final class FakePasscodeHasher: PasscodeHasher {
     public var verificationCount: Int { verifications.withLock { $0 } }
 
     public func hash(_ passcode: Passcode) async throws(LocalAuthError) -> String {
-        "fnv$" + String(Self.digest(passcode), radix: 16)
+        Self.storedHash(of: passcode)
     }
 
     public func verify(_ passcode: Passcode, against storedHash: String) async -> Bool {
         verifications.withLock { $0 += 1 }
-        return storedHash == "fnv$" + String(Self.digest(passcode), radix: 16)
+        return storedHash == Self.storedHash(of: passcode)
+    }
+
+    /// What ``hash(_:)`` returns for `passcode`.
+    public static func storedHash(of passcode: Passcode) -> String {
+        "fnv$" + String(digest(passcode), radix: 16)
     }
 
     private static func digest(_ passcode: Passcode) -> UInt64 {

@@ -20,6 +20,8 @@ struct ConfigurationParserTests {
         #expect(configuration.maxContexts == 4096)
         #expect(configuration.maxContextsPerUser == 256)
         #expect(configuration.rootReservedContexts == 64)
+        #expect(configuration.passcodeHashWorkers == 2)
+        #expect(configuration.maxPasscodeOperationsPerUser == 4)
         #expect(configuration.resolvedStateDirectory(environment: [:]) == "/var/lib/localauthd")
     }
 
@@ -39,6 +41,8 @@ struct ConfigurationParserTests {
         max_contexts = 100
         max_contexts_per_user = 50
         root_reserved_contexts = 10
+        passcode_hash_workers = 1
+        max_passcode_operations_per_user = 16
         state_directory = /tmp/state
         """
         let c = try ConfigurationParser.parse(text, file: "x.conf")
@@ -57,6 +61,8 @@ struct ConfigurationParserTests {
         #expect(c.maxContextsPerUser == 50)
         #expect(c.rootReservedContexts == 10)
         #expect(c.maxUnprivilegedContexts == 90)
+        #expect(c.passcodeHashWorkers == 1)
+        #expect(c.maxPasscodeOperationsPerUser == 16)
         #expect(c.resolvedStateDirectory(environment: ["STATE_DIRECTORY": "/var/lib/other"]) == "/tmp/state")
     }
 
@@ -75,6 +81,8 @@ struct ConfigurationParserTests {
         ("simulator_event_ttl = 0", 1, "more than 0"),
         ("state_directory = relative/path", 1, "absolute path"),
         ("max_contexts = 0", 1, "from 1"),
+        ("passcode_hash_workers = 0", 1, "from 1 to 64"),
+        ("max_passcode_operations_per_user = 0", 1, "from 1"),
         ("just words", 1, "expected `key = value`"),
         ("max_contexts = 5\nmax_contexts = 6", 2, "already set on line 1"),
         ("max_contexts_per_user = 0", 1, "from 1"),

@@ -156,7 +156,8 @@ struct ServerAndClient {
             let started = clock.now
             let error = await #expect(throws: DBusError.self) { try await peers.call("Evaluate", timeout: .milliseconds(200)) }
             #expect(error?.name == .noReply)
-            #expect(clock.now - started < .seconds(3))
+            // The call's 200 ms applied, not libdbus's 25 s default (the slack is for a loaded machine).
+            #expect(clock.now - started < .seconds(20))
         }
     }
 

@@ -17,6 +17,7 @@ enum StressLevel {
     /// 512 KiB calls without reply one connection floods the daemon with: 160 are 80 MiB, past
     /// libdbus's 63 MiB of received messages.
     static let floodMessages = count("LOCALAUTH_FLOOD_MESSAGES", bounded: 160, stress: 2000)
+    static let floodConnections = count("LOCALAUTH_FLOOD_CONNECTIONS", bounded: 64, stress: 250)
 
     /// `LOCALAUTH_SEED`, or a fresh one that failures print.
     static func seed() -> UInt64 {

@@ -34,7 +34,7 @@ struct SystemLogTests {
         for key in ["backends", "preferred_biometry", "biometry_max_failures", "fingerprint_attempts_per_evaluation",
                     "face_attempts_per_evaluation", "passcode_delays", "passcode_max_failures", "evaluation_timeout",
                     "simulator_event_ttl", "simulator_group", "max_contexts_per_client", "max_contexts_per_user", "max_contexts",
-                    "root_reserved_contexts", "state_directory"] {
+                    "root_reserved_contexts", "passcode_hash_workers", "max_passcode_operations_per_user", "state_directory"] {
             #expect(text.contains("\(key) ="), "the sample lacks \(key)")
         }
     }

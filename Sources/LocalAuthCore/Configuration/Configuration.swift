@@ -45,6 +45,11 @@ public struct Configuration: Sendable, Hashable {
     public var maxQueuedRequestsPerUser = 256
     /// Bytes of arguments those requests may hold.
     public var maxQueuedBytesPerUser = 4 << 20
+    /// Argon2id hashes and verifications that may run at once (each takes ~64 MiB while it runs).
+    public var passcodeHashWorkers = 2
+    /// Passcode checks and changes one user may have in progress (waiting or running); more are
+    /// refused at once with limitsExceeded.
+    public var maxPasscodeOperationsPerUser = 4
     /// Where per-user state lives; nil means "not set in the file" so that `$STATE_DIRECTORY`
     /// or the built-in default (``defaultStateDirectory``) applies.
     public var stateDirectory: String?
@@ -70,6 +75,11 @@ public struct Configuration: Sendable, Hashable {
     /// The passcode lockout rules this configuration describes.
     public var passcodeSchedule: PasscodeDelaySchedule {
         PasscodeDelaySchedule(delays: passcodeDelays, maxFailures: passcodeMaxFailures)
+    }
+
+    /// The limits ``PasscodeWorkScheduler`` applies.
+    public var passcodeWorkLimits: PasscodeWorkScheduler.Limits {
+        PasscodeWorkScheduler.Limits(workers: passcodeHashWorkers, operationsPerUser: maxPasscodeOperationsPerUser)
     }
 
     /// How many no-matches of `modality` one evaluation accepts.

@@ -98,6 +98,8 @@ public enum ConfigurationParser {
         case maxQueuedBytesPerClient = "max_queued_bytes_per_client"
         case maxQueuedRequestsPerUser = "max_queued_requests_per_user"
         case maxQueuedBytesPerUser = "max_queued_bytes_per_user"
+        case passcodeHashWorkers = "passcode_hash_workers"
+        case maxPasscodeOperationsPerUser = "max_passcode_operations_per_user"
         case stateDirectory = "state_directory"
 
         func apply(_ value: String, to configuration: inout Configuration) throws(ValueError) {
@@ -150,6 +152,10 @@ public enum ConfigurationParser {
                 configuration.maxQueuedRequestsPerUser = try Self.integer(value, in: 1...1_000_000)
             case .maxQueuedBytesPerUser:
                 configuration.maxQueuedBytesPerUser = try Self.integer(value, in: 1024...(1 << 30))
+            case .passcodeHashWorkers:
+                configuration.passcodeHashWorkers = try Self.integer(value, in: 1...64)
+            case .maxPasscodeOperationsPerUser:
+                configuration.maxPasscodeOperationsPerUser = try Self.integer(value, in: 1...10_000)
             case .stateDirectory:
                 guard value.hasPrefix("/") else { throw ValueError(message: "expected an absolute path, found \"\(value)\"") }
                 configuration.stateDirectory = value

@@ -1,7 +1,8 @@
 /// Per-user state: loading and saving it, the passcode, enrollments, settings, administrator reset.
 ///
-/// Every operation that checks the passcode goes through ``checkPasscode(_:user:client:)``, so all of
-/// them count failures in the same ledger and none is a guessing oracle.
+/// Every operation that checks the passcode goes through ``checkPasscode(_:user:client:work:)``, so all
+/// of them count failures in the same ledger and none is a guessing oracle. Every operation that hashes
+/// or checks one is admitted first (``admitPasscodeWork(of:)``) and waits its turn for the hasher.
 extension PolicyEngine {
     enum PasscodeVerdict { case correct, wrong }
 
@@ -15,7 +16,8 @@ extension PolicyEngine {
         guard let evaluation = record.evaluation, evaluation.machine.acceptsPasscode else {
             throw LocalAuthError(.notEvaluating, "No evaluation of the device-owner policy (2) is running on this context; start one with EvaluatePolicy first.")
         }
-        let verdict = try await checkPasscode(passcode, user: record.user, client: caller)
+        let work = try admitPasscodeWork(of: record.user)
+        let verdict = try await checkPasscode(passcode, user: record.user, client: caller, work: work)
         // Suspended while hashing: the evaluation may have ended, or another one started.
         let stillRunning = contexts[id]?.evaluation?.serial == evaluation.serial
         switch verdict {
@@ -34,15 +36,23 @@ extension PolicyEngine {
 
     static let wrongPasscode = LocalAuthError(.authenticationFailed, "Wrong passcode.")
 
+    /// Admits a passcode operation of `uid`, to be run by the ``PasscodeWorkScheduler``; refused when
+    /// the passcode backend is off or the user has too many in progress. Callers admit before they
+    /// count anything in the ledger, so a refusal changes nothing.
+    func admitPasscodeWork(of uid: UInt32) throws(LocalAuthError) -> PasscodeWorkPermit {
+        guard let passcodeWork else { throw Self.passcodeBackendDisabled }
+        return try passcodeWork.admit(uid, limits: configuration.passcodeWorkLimits)
+    }
+
     /// Checks a passcode against the user's, counting the attempt in the ledger.
     ///
     /// The attempt is counted and saved *before* the (slow) comparison and taken back only when it
     /// succeeds: a crash or a concurrent guess can never get a wrong passcode past the count.
-    func checkPasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID) async throws(LocalAuthError) -> PasscodeVerdict {
+    func checkPasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID,
+                       work: borrowing PasscodeWorkPermit) async throws(LocalAuthError) -> PasscodeVerdict {
         // A passcode that cannot have been stored is bad input: refused, not counted.
         try passcode.validateForStorage()
         let user = userRecord(uid)
-        guard let hasher = environment.passcodeHasher else { throw Self.passcodeBackendDisabled }
         if user.profileDamaged { throw Self.damagedProfile }
         guard let storedHash = user.profile.passcodeHash else { throw LocalAuthError(.passcodeNotSet) }
         let now = environment.clock.reading()
@@ -52,7 +62,7 @@ extension PolicyEngine {
         users[uid]?.ledger.recordPasscodeFailure(at: now, schedule: configuration.passcodeSchedule)
         // Not compared unless counted durably; the count stays in memory either way.
         try persistLedger(of: uid)
-        let matches = await hasher.verify(passcode, against: storedHash)
+        let matches = await work.verify(passcode, against: storedHash)
 
         guard matches else {
             let ledger = userRecord(uid).ledger
@@ -75,9 +85,10 @@ extension PolicyEngine {
     }
 
     /// Checks `passcode` for a profile change; throws when it is wrong or may not be tried.
-    private func requirePasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID) async throws(LocalAuthError) -> String? {
+    private func requirePasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID,
+                                 work: borrowing PasscodeWorkPermit) async throws(LocalAuthError) -> String? {
         let storedHash = userRecord(uid).profile.passcodeHash
-        guard try await checkPasscode(passcode, user: uid, client: client) == .correct else { throw Self.wrongPasscode }
+        guard try await checkPasscode(passcode, user: uid, client: client, work: work) == .correct else { throw Self.wrongPasscode }
         return storedHash
     }
 
@@ -88,19 +99,19 @@ extension PolicyEngine {
         remember(caller)
         try new.validateForStorage()
         let uid = caller.uid
-        guard let hasher = environment.passcodeHasher else { throw Self.passcodeBackendDisabled }
+        let work = try admitPasscodeWork(of: uid)
         let user = userRecord(uid)
         if user.profileDamaged { throw Self.damagedProfile }
         let verifiedHash: String?
         if user.profile.hasPasscode {
-            verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
+            verifiedHash = try await requirePasscode(current, user: uid, client: caller.client, work: work)
         } else {
             guard current.isEmpty else {
                 throw LocalAuthError(.invalidArgument, "No passcode is set yet; pass an empty current passcode.")
             }
             verifiedHash = nil
         }
-        let newHash = try await hasher.hash(new)
+        let newHash = try await work.hash(new)
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.passcodeHash = newHash
         }
@@ -112,7 +123,8 @@ extension PolicyEngine {
     public func removePasscode(current: Passcode, caller: Caller) async throws(LocalAuthError) {
         remember(caller)
         let uid = caller.uid
-        let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
+        let work = try admitPasscodeWork(of: uid)
+        let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client, work: work)
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.passcodeHash = nil
             profile.removeAllEnrollments()
@@ -127,7 +139,8 @@ extension PolicyEngine {
         let uid = caller.uid
         let backend = try enabledBackend(modality)
         try backend.validateEnrollment(label: label, existing: userRecord(uid).profile.labels(of: modality))
-        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
+        let work = try admitPasscodeWork(of: uid)
+        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client, work: work)
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { (profile) throws(LocalAuthError) in
             try backend.validateEnrollment(label: label, existing: profile.labels(of: modality))
             profile.enroll(modality, label: label)
@@ -144,7 +157,8 @@ extension PolicyEngine {
         guard userRecord(uid).profile.labels(of: modality).contains(label) else {
             throw LocalAuthError(.invalidArgument, "The \(modality.rawValue) \"\(label)\" is not enrolled.")
         }
-        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
+        let work = try admitPasscodeWork(of: uid)
+        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client, work: work)
         var removed: Set<String> = []
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             removed = backend.labelsRemoved(withUnenrolling: label, existing: profile.labels(of: modality))
@@ -157,7 +171,8 @@ extension PolicyEngine {
     public func setRequireAttention(_ enabled: Bool, passcode: Passcode, caller: Caller) async throws(LocalAuthError) {
         remember(caller)
         let uid = caller.uid
-        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
+        let work = try admitPasscodeWork(of: uid)
+        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client, work: work)
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.requireAttention = enabled
         }

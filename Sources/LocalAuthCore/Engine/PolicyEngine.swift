@@ -36,6 +36,8 @@ public actor PolicyEngine {
     /// Replaced by ``reload(_:)``; the settings bound at start-up stay as they were.
     private(set) var configuration: Configuration
     let environment: Environment
+    /// Runs every passcode hash and check, fairly per user; nil when the passcode backend is not enabled.
+    public nonisolated let passcodeWork: PasscodeWorkScheduler?
     /// Enabled biometric backends, at most one per modality, in configuration order.
     let backends: [BiometricModality: any BiometricBackend]
 
@@ -75,6 +77,7 @@ public actor PolicyEngine {
         self.configuration = configuration
         self.backends = byModality
         self.environment = environment
+        passcodeWork = environment.passcodeHasher.map { PasscodeWorkScheduler(hasher: $0, limits: configuration.passcodeWorkLimits) }
     }
 
     // MARK: Contexts
