@@ -90,7 +90,7 @@ install: deps pam
 	install -D -m 0644 pam/localauth.pam-config "$(DESTDIR)$(PAMCONFIGDIR)/localauth"
 	install -D -m 0644 man/pam_localauth.8 "$(DESTDIR)$(MANDIR)/man8/pam_localauth.8"
 	@echo "installed under $(DESTDIR)$(PREFIX); next: systemctl daemon-reload && systemctl reload dbus && systemctl enable --now localauthd"
-	@echo "PAM module in $(DESTDIR)$(PAMDIR), not enabled: run pam-auth-update and enable "localauthd biometrics" (see pam_localauth(8))"
+	@echo "PAM module in $(DESTDIR)$(PAMDIR), not enabled: pam-auth-update --enable localauth (see pam_localauth(8))"
 
 uninstall:
 	rm -f $(addprefix "$(DESTDIR),$(addsuffix ",$(INSTALLED)))

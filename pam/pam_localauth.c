@@ -229,7 +229,9 @@ static void append_entry(DBusMessageIter *dictionary, const char *key, int type,
     dbus_message_iter_close_container(dictionary, &entry);
 }
 
-/* CreateContext({User, Unlock, titles}); the cancel title names the key that cancels here. */
+/* CreateContext({User, Unlock, titles}) as root; an application running as the PAM user itself
+ * (a screen locker) gets an ordinary context of its own, since User and Unlock are root-only.
+ * The cancel title names the key that cancels here. */
 static bool create_context(struct session *session, uid_t uid, DBusError *error)
 {
     DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, LA_MANAGER_PATH, LA_MANAGER_IFACE, "CreateContext");
@@ -243,8 +245,10 @@ static bool create_context(struct session *session, uid_t uid, DBusError *error)
     const char *fallback_title = session->options->policy == POLICY_OWNER ? "Use Passcode" : "";
     dbus_message_iter_init_append(message, &iter);
     dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "{sv}", &dictionary);
-    append_entry(&dictionary, "User", DBUS_TYPE_UINT32, &user);
-    append_entry(&dictionary, "Unlock", DBUS_TYPE_BOOLEAN, &unlock);
+    if (geteuid() == 0) {
+        append_entry(&dictionary, "User", DBUS_TYPE_UINT32, &user);
+        append_entry(&dictionary, "Unlock", DBUS_TYPE_BOOLEAN, &unlock);
+    }
     append_entry(&dictionary, "LocalizedCancelTitle", DBUS_TYPE_STRING, &cancel_title);
     append_entry(&dictionary, "LocalizedFallbackTitle", DBUS_TYPE_STRING, &fallback_title);
     dbus_message_iter_close_container(&iter, &dictionary);
@@ -442,6 +446,11 @@ static int authenticate(struct session *session, const char *user, const char *s
     if (getpwnam_r(user, &entry, buffer, sizeof buffer, &found) != 0 || found == NULL) {
         debug_log(options, session->pamh, "no passwd entry for %s", user);
         return PAM_USER_UNKNOWN;
+    }
+    if (geteuid() != 0 && geteuid() != found->pw_uid) {
+        /* Only root may ask localauthd about another user; the daemon would refuse it too. */
+        debug_log(options, session->pamh, "running as uid %u, not as root or %s", (unsigned)geteuid(), user);
+        return PAM_AUTHINFO_UNAVAIL;
     }
     if (lid_closed_and_undocked(session->connection)) {
         debug_log(options, session->pamh, "lid closed and not docked");

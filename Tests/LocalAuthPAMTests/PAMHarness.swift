@@ -48,24 +48,30 @@ final class PAMHarness: Sendable {
         ]) { $1 }
     }
 
-    /// Starts `pamtester -v SERVICE root authenticate`; `items` are pamtester's `-I name=value`.
+    /// Starts `pamtester -v SERVICE USER authenticate`; `items` are pamtester's `-I name=value`.
     /// `interruptible`: Foundation starts children with SIGINT blocked, as an application may; this
     /// unblocks it (through python3, then exec) so the test can press Ctrl-C the way a terminal does.
-    func pamtester(_ service: String, items: [String] = [], interruptible: Bool = false) throws -> PAMTester {
-        let arguments = ["-v"] + items.flatMap { ["-I", $0] } + [service, Self.user, "authenticate"]
-        guard interruptible else { return try PAMTester(arguments: arguments, environment: environment) }
-        let unblock = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT]); os.execv(sys.argv[1], sys.argv[1:])"
+    /// `asNobody`: run it as uid 65534 (setpriv), like a screen locker running as its user.
+    func pamtester(_ service: String, user: String = PAMHarness.user, items: [String] = [],
+                   interruptible: Bool = false, asNobody: Bool = false) throws -> PAMTester {
         var environment = environment
-        // python3 itself must not load pam_wrapper; pamtester gets it back through the exec.
+        // Only pamtester loads pam_wrapper: the wrappers in front of it get it through env.
         let preload = environment.removeValue(forKey: "LD_PRELOAD") ?? ""
-        return try PAMTester(executable: "/usr/bin/env",
-                             arguments: ["/usr/bin/python3", "-c", unblock, "/usr/bin/env", "LD_PRELOAD=\(preload)", "/usr/bin/pamtester"] + arguments,
-                             environment: environment)
+        var command = ["/usr/bin/env", "LD_PRELOAD=\(preload)", "/usr/bin/pamtester", "-v"] + items.flatMap { ["-I", $0] } + [service, user, "authenticate"]
+        if interruptible {
+            command = ["/usr/bin/python3", "-c",
+                       "import os, signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT]); os.execv(sys.argv[1], sys.argv[1:])"] + command
+        }
+        if asNobody { command = ["/usr/bin/setpriv"] + Self.nobody + command }
+        return try PAMTester(executable: command[0], arguments: Array(command.dropFirst()), environment: environment)
     }
 
+    static let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+
     /// Runs pamtester to the end with `input` on standard input.
-    func run(_ service: String, input: String = "", items: [String] = []) async throws -> PAMTester.Result {
-        let tester = try pamtester(service, items: items)
+    func run(_ service: String, user: String = PAMHarness.user, input: String = "", items: [String] = [],
+             asNobody: Bool = false) async throws -> PAMTester.Result {
+        let tester = try pamtester(service, user: user, items: items, asNobody: asNobody)
         tester.write(input)
         tester.closeInput()
         return try await tester.finish()

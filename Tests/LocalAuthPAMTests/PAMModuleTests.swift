@@ -1,6 +1,7 @@
 import Foundation
 import LocalAuthDBus
 import LocalAuthTestSupport
+import Synchronization
 import Testing
 
 /// `pam_localauth.so` under pam_wrapper against the real daemon on a private bus. The PAM user is
@@ -21,9 +22,9 @@ struct PAMModuleTests {
         try await withEnrolledDaemon(passcodeOnly: passcodeOnly) { client, bus, _ in try await body(client, bus) }
     }
 
-    private func withEnrolledDaemon(passcodeOnly: Bool = false,
+    private func withEnrolledDaemon(passcodeOnly: Bool = false, allowingEveryUser: Bool = false,
                                     _ body: (Client, PrivateBus, DaemonUnderTest) async throws -> Void) async throws {
-        try await withDaemon(configuration: Self.configuration) { daemon, bus in
+        try await withDaemon(configuration: Self.configuration, allowingEveryUser: allowingEveryUser) { daemon, bus in
             let client = try await Client(bus)
             try await client.setUp(passcode: Self.passcode, fingers: passcodeOnly ? [] : [Self.finger])
             try await body(client, bus, daemon)
@@ -223,5 +224,65 @@ struct PAMModuleTests {
         #expect(result.status == 0)
         let symbols = result.output.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
         #expect(symbols.sorted() == ["pam_sm_authenticate", "pam_sm_setcred"], "\(result.output)")
+    }
+    private func pending(_ client: Client) async throws -> DBusValue {
+        try await client.connection.property("Pending", interface: D.simulatorInterface, path: D.simulatorPath, destination: D.busName)
+    }
+
+    @Test func aClosedLidWithoutADockSkipsBiometrics() async throws {
+        try await withEnrolledDaemon { client, bus in
+            // A logind of our own on the private bus, with the module's bus= pointing there too.
+            let docked = Mutex(false)
+            let logind = try await bus.connect()
+            defer { logind.close() }
+            try logind.register(path: "/org/freedesktop/login1") { call in
+                guard case .get("org.freedesktop.login1.Manager", let name)? = try DBusPropertyRequest(call) else {
+                    throw DBusError(.unknownMethod, "only Get of the Manager's properties")
+                }
+                switch name {
+                case "LidClosed": return .values([.variant(.bool(true))])
+                case "Docked": return .values([.variant(.bool(docked.withLock { $0 }))])
+                default: throw DBusError(.invalidArgs, "no property \(name)")
+                }
+            }
+            try await logind.requestName("org.freedesktop.login1")
+            let pam = try PAMHarness(bus: bus)
+            try await client.simulator("Touch", [.string(Self.finger)])
+            let closed = try await pam.run("solo")
+            #expect(closed.output.contains(PAMOutcome.authinfoUnavailable) && !closed.output.contains("Touch"), "\(closed.output)")
+            #expect(try await pending(client) == .uint32(1), "the touch was not read")
+            docked.withLock { $0 = true }
+            let atTheDesk = try await pam.run("solo")
+            #expect(atTheDesk.status == 0, "lid closed but docked: \(atTheDesk.output)")
+        }
+    }
+
+    /// Security: another uid loading the module (a screen locker, or an attacker with pamtester)
+    /// gets nothing for root, and an ordinary context for itself only.
+    @Test func anotherUIDCannotAuthenticateAsRootButAsItself() async throws {
+        try await withEnrolledDaemon(allowingEveryUser: true) { client, bus, _ in
+            let pam = try PAMHarness(bus: bus)
+            try await client.simulator("Touch", [.string(Self.finger)])
+            let asRoot = try await pam.run("solo", asNobody: true)
+            #expect(asRoot.output.contains(PAMOutcome.authinfoUnavailable) && !asRoot.output.contains("Touch"), "\(asRoot.output)")
+            #expect(try await pending(client) == .uint32(1), "nothing evaluated for root")
+
+            let setUp = """
+                import sys, dbus
+                bus = dbus.bus.BusConnection(sys.argv[1])
+                N = 'org.localauth.LocalAuthentication1'
+                manager = dbus.Interface(bus.get_object(N, '/org/localauth/LocalAuthentication1'), N + '.Manager')
+                manager.SetPasscode('', 'nobody-passcode')
+                manager.Enroll('fingerprint', 'left-thumb', 'nobody-passcode')
+                """
+            let enrolled = try await PAMTester(executable: "/usr/bin/setpriv", arguments: PAMHarness.nobody + ["/usr/bin/python3", "-c", setUp, bus.address],
+                                               environment: ProcessInfo.processInfo.environment).finish()
+            #expect(enrolled.status == 0, "\(enrolled.output)")
+            try await client.simulator("Reset")
+            try await client.simulator("Touch", [.string("left-thumb")])
+            let asItself = try await pam.run("solo", user: "nobody", asNobody: true)
+            #expect(asItself.status == 0 && asItself.output.contains(PAMOutcome.success), "\(asItself.output)")
+            #expect(try await client.userState()["BiometryFailures"] == .uint32(0), "root's ledger untouched")
+        }
     }
 }
