@@ -18,7 +18,8 @@ PAMDIR      ?= $(or $(patsubst %,%/security,$(shell pkg-config --variable=libdir
 PAMCONFIGDIR ?= /usr/share/pam-configs
 PAM_MODULE   = .build/pam/pam_localauth.so
 PAM_CFLAGS   = -O2 -g -Wall -Wextra -Werror -fPIC $(shell pkg-config --cflags dbus-1 libsystemd pam)
-PAM_LDFLAGS  = -shared -Wl,--version-script=pam/pam_localauth.map -Wl,-z,relro,-z,now -Wl,--no-undefined
+# nodelete: libdbus keeps per-library caches that are lost if pam_end unloads it; stay loaded instead.
+PAM_LDFLAGS  = -shared -Wl,--version-script=pam/pam_localauth.map -Wl,-z,relro,-z,now,-z,nodelete -Wl,--no-undefined
 PAM_LIBS     = $(shell pkg-config --libs dbus-1 libsystemd pam)
 INSTALLED    = $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
                $(DBUSDIR)/system-services/org.localauth.LocalAuthentication1.service \

@@ -64,6 +64,7 @@ struct session {
     bool evaluation_ended;
     /* When waiting for biometrics gives up; moved on after each passcode prompt (the user typed). */
     long long deadline;
+    bool asked_passcode;
     int no_matches;
     int wrong_passcodes;
     /* PAM code decided by the module before the evaluation ended (PAM_INCOMPLETE: none yet). */
@@ -307,6 +308,7 @@ static void ask_passcode(struct session *session)
     char *passcode = NULL;
     int result = pam_prompt(session->pamh, PAM_PROMPT_ECHO_OFF, &passcode, "Passcode: ");
     session->deadline = now_ms() + (long long)session->options->timeout_seconds * 1000;
+    session->asked_passcode = true;
     if (result != PAM_SUCCESS || passcode == NULL || *passcode == '\0') {
         if (passcode != NULL) {
             explicit_bzero(passcode, strlen(passcode));
@@ -493,6 +495,17 @@ static int authenticate(struct session *session, const char *user, const char *s
     } else {
         session->deadline = now_ms() + (long long)options->timeout_seconds * 1000;
         wait_for_events(session, NULL, true);
+        if (session->decided == PAM_INCOMPLETE && !interrupted && !session->evaluation_ended &&
+            options->policy == POLICY_OWNER && !session->asked_passcode) {
+            /* No touch in time: policy=owner moves on to the passcode, with a new timeout. */
+            DBusError error;
+            dbus_error_init(&error);
+            if (context_call(session, "Fallback", &error, DBUS_TYPE_INVALID)) {
+                session->deadline = now_ms() + (long long)options->timeout_seconds * 1000;
+                wait_for_events(session, NULL, true);
+            }
+            dbus_error_free(&error);
+        }
         if (session->decided == PAM_INCOMPLETE && interrupted) {
             stop_evaluation(session, PAM_AUTHINFO_UNAVAIL);
             say(session->pamh, PAM_ERROR_MSG, "Cancelled; use your password.");

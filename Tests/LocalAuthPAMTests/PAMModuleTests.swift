@@ -200,6 +200,16 @@ struct PAMModuleTests {
         }
     }
 
+    @Test func ownerPolicyAsksForThePasscodeWhenNoTouchComesInTime() async throws {
+        try await withEnrolledDaemon { client, bus in
+            let pam = try PAMHarness(bus: bus, arguments: "policy=owner timeout=1")
+            let texts = try await pam.pypamtest("solo", expecting: 0, passwords: [Self.passcode])
+            #expect(texts.info.count == 2 && texts.info.last == "Enter your passcode to sign in as root (solo). Choose “Ctrl-C” to stop.", "\(texts.info)")
+            #expect(texts.errors.isEmpty, "\(texts.errors)")
+            #expect(try await client.userState()["BiometryFailures"] == .uint32(0), "a timeout is not a failure")
+        }
+    }
+
     @Test func ownerPolicyWithAWrongPasscodeFailsAndIsCounted() async throws {
         try await withEnrolledDaemon(passcodeOnly: true) { client, bus in
             let pam = try PAMHarness(bus: bus, arguments: "policy=owner")
