@@ -40,7 +40,9 @@
 #define POLICY_BIOMETRICS 1u
 #define POLICY_OWNER 2u
 /* Calls that should answer at once; EvaluatePolicy is waited for in the loop instead. */
-#define CALL_TIMEOUT_MS 5000
+#define CALL_TIMEOUT_MS 10000
+/* SubmitPasscode: the daemon hashes with Argon2id, slow on a busy machine. */
+#define PASSCODE_TIMEOUT_MS 30000
 /* How long to wait for the evaluation to end after Cancel. */
 #define CANCEL_WAIT_MS 3000
 /* Poll slices, so a SIGINT that lands just before poll() is seen soon. */
@@ -174,6 +176,7 @@ static DBusMessage *call(DBusConnection *connection, const char *destination, co
 
 static bool context_call(struct session *session, const char *member, DBusError *error, int first_type, ...)
 {
+    int timeout = strcmp(member, "SubmitPasscode") == 0 ? PASSCODE_TIMEOUT_MS : CALL_TIMEOUT_MS;
     DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, session->context, LA_CONTEXT_IFACE, member);
     if (message == NULL)
         return false;
@@ -181,7 +184,7 @@ static bool context_call(struct session *session, const char *member, DBusError 
     va_start(arguments, first_type);
     bool appended = dbus_message_append_args_valist(message, first_type, arguments);
     va_end(arguments);
-    DBusMessage *reply = appended ? dbus_connection_send_with_reply_and_block(session->connection, message, CALL_TIMEOUT_MS, error) : NULL;
+    DBusMessage *reply = appended ? dbus_connection_send_with_reply_and_block(session->connection, message, timeout, error) : NULL;
     dbus_message_unref(message);
     if (reply == NULL)
         return false;
@@ -280,8 +283,11 @@ static int code_for_error(struct session *session, const char *name, const char 
         say(session->pamh, PAM_ERROR_MSG, message);
         return PAM_AUTH_ERR;
     }
-    /* Not enrolled, no sensor, no passcode, cancelled by the user or the system, daemon gone. */
-    debug_log(session->options, session->pamh, "falling through: %s: %s", name, message);
+    /* Not enrolled, no sensor, no passcode, cancelled by the user or the system; or the daemon failed. */
+    if (strncmp(name, LA_ERROR(""), strlen(LA_ERROR(""))) == 0)
+        debug_log(session->options, session->pamh, "falling through: %s: %s", name, message);
+    else
+        pam_syslog(session->pamh, LOG_WARNING, "localauthd failed, falling through: %s: %s", name, message);
     return PAM_AUTHINFO_UNAVAIL;
 }
 

@@ -61,13 +61,12 @@ struct PAMModuleTests {
 
     @Test func daemonDownGoesStraightToThePassword() async throws {
         try await withPrivateBus { bus in
-            let pam = try PAMHarness(bus: bus)
-            let started = ContinuousClock.now
+            // A wait for the timeout would outlast the suite's time limit.
+            let pam = try PAMHarness(bus: bus, arguments: "timeout=600")
             let alone = try await pam.run("solo")
             #expect(alone.output.contains(PAMOutcome.authinfoUnavailable), "\(alone.output)")
             let stacked = try await pam.run("stack", input: PAMHarness.password + "\n")
-            #expect(stacked.status == 0 && !stacked.output.contains("Touch"), "\(stacked.output)")
-            #expect(ContinuousClock.now - started < .seconds(10), "no waiting for a daemon that is not there")
+            #expect(stacked.status == 0 && !stacked.output.contains("Touch") && !stacked.output.contains("Timed out"), "\(stacked.output)")
         }
     }
 
