@@ -176,7 +176,6 @@ static DBusMessage *call(DBusConnection *connection, const char *destination, co
 
 static bool context_call(struct session *session, const char *member, DBusError *error, int first_type, ...)
 {
-    int timeout = strcmp(member, "SubmitPasscode") == 0 ? PASSCODE_TIMEOUT_MS : CALL_TIMEOUT_MS;
     DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, session->context, LA_CONTEXT_IFACE, member);
     if (message == NULL)
         return false;
@@ -184,7 +183,7 @@ static bool context_call(struct session *session, const char *member, DBusError 
     va_start(arguments, first_type);
     bool appended = dbus_message_append_args_valist(message, first_type, arguments);
     va_end(arguments);
-    DBusMessage *reply = appended ? dbus_connection_send_with_reply_and_block(session->connection, message, timeout, error) : NULL;
+    DBusMessage *reply = appended ? dbus_connection_send_with_reply_and_block(session->connection, message, CALL_TIMEOUT_MS, error) : NULL;
     dbus_message_unref(message);
     if (reply == NULL)
         return false;
@@ -308,6 +307,27 @@ static void handle_reply(struct session *session, DBusMessage *reply)
 /* Cancel, then wait (bounded) for the evaluation to end so the sensor is free before we return. */
 static void stop_evaluation(struct session *session, int code);
 
+/* SubmitPasscode; the copy in the message's body is wiped once the reply is in, since libdbus may
+ * keep freed messages in its cache. */
+static bool submit_passcode(struct session *session, const char *passcode, DBusError *error)
+{
+    DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, session->context, LA_CONTEXT_IFACE, "SubmitPasscode");
+    if (message == NULL)
+        return false;
+    DBusMessage *reply = NULL;
+    if (dbus_message_append_args(message, DBUS_TYPE_STRING, &passcode, DBUS_TYPE_INVALID)) {
+        reply = dbus_connection_send_with_reply_and_block(session->connection, message, PASSCODE_TIMEOUT_MS, error);
+        const char *copy = NULL;
+        if (dbus_message_get_args(message, NULL, DBUS_TYPE_STRING, &copy, DBUS_TYPE_INVALID) && copy != NULL)
+            explicit_bzero((char *)copy, strlen(copy));
+    }
+    dbus_message_unref(message);
+    if (reply == NULL)
+        return false;
+    dbus_message_unref(reply);
+    return true;
+}
+
 /* Asks for the passcode (echo off) and offers it; an empty answer gives up biometrics and passcode. */
 static void ask_passcode(struct session *session)
 {
@@ -325,8 +345,7 @@ static void ask_passcode(struct session *session)
     }
     DBusError error;
     dbus_error_init(&error);
-    const char *argument = passcode;
-    bool accepted = context_call(session, "SubmitPasscode", &error, DBUS_TYPE_STRING, &argument, DBUS_TYPE_INVALID);
+    bool accepted = submit_passcode(session, passcode, &error);
     explicit_bzero(passcode, strlen(passcode));
     free(passcode);
     if (!accepted && dbus_error_has_name(&error, LA_ERROR("AuthenticationFailed"))) {

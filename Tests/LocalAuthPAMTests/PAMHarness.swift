@@ -146,6 +146,7 @@ final class PAMTester: Sendable {
     }
 
     func write(_ text: String) { input.write(Data(text.utf8)) }
+    func write(_ data: Data) { input.write(data) }
     func closeInput() { try? input.close() }
     func interrupt() { kill(process.processIdentifier, SIGINT) }
 

@@ -224,6 +224,28 @@ struct PAMModuleTests {
         }
     }
 
+    /// The typed passcode is wiped from the application's memory (the conversation's answer and the
+    /// D-Bus message body) as soon as the daemon has answered.
+    @Test func aTypedPasscodeDoesNotStayInTheApplicationsMemory() async throws {
+        try await withEnrolledDaemon(passcodeOnly: true) { client, bus in
+            let pam = try PAMHarness(bus: bus, arguments: "policy=owner max-tries=2")
+            let wrong = MaskedSecret(prefix: "pw-")
+            let tester = try pam.pamtester("solo")
+            try await tester.waitForLine(containing: "Enter your passcode")
+            var line = wrong.plainData()
+            line.append(UInt8(ascii: "\n"))
+            tester.write(line)
+            wipe(&line)
+            // The module is now at its second "Passcode:" prompt: the first answer has been handled.
+            try await tester.waitForLine(containing: "Wrong passcode; try again.")
+            let hits = try MemoryScan.copies(of: [wrong], in: tester.process.processIdentifier)[0]
+            #expect(hits.isEmpty, "copies of the passcode in pamtester: \(hits)")
+            #expect(try await client.userState()["PasscodeFailures"] == .uint32(1))
+            let result = try await tester.finish()
+            #expect(result.output.contains(PAMOutcome.authinfoUnavailable), "an empty answer falls through: \(result.output)")
+        }
+    }
+
     @Test func onlyThePAMEntryPointsAreExported() async throws {
         try #require(FileManager.default.fileExists(atPath: PAMHarness.module),
                      "\(PAMHarness.module) is missing: run `make pam` (or `make test`) before `swift test`")
