@@ -12,7 +12,13 @@ final class PAMHarness: Sendable {
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent(".build/pam/pam_localauth.so").path
     }
-    static let matrix = "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_matrix.so"
+    /// pam_matrix from libpam-wrapper, in the multiarch directory of this machine.
+    static let matrix: String = {
+        let lib = URL(fileURLWithPath: "/usr/lib")
+        let triplets = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
+        return triplets.map { lib.appendingPathComponent("\($0)/pam_wrapper/pam_matrix.so").path }
+            .first { FileManager.default.fileExists(atPath: $0) } ?? "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_matrix.so"
+    }()
     /// The password pam_matrix accepts for root in the `stack` service.
     static let password = "matrix-secret"
     static let user = "root"
