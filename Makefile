@@ -2,7 +2,8 @@
 SWIFT       ?= swift
 CONFIG      ?= debug
 # Debian packages the build, the tests and the demo need.
-APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd
+APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd \
+               libpam0g-dev libpam-wrapper pamtester python3-pypamtest
 
 # Installation layout (`make install PREFIX=/usr DESTDIR=…`).
 PREFIX      ?= /usr/local
@@ -11,13 +12,23 @@ LIBEXECDIR  ?= $(PREFIX)/libexec
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 DBUSDIR     ?= $(PREFIX)/share/dbus-1
 DOCDIR      ?= $(PREFIX)/share/doc/localauthd
+MANDIR      ?= $(PREFIX)/share/man
+# PAM loads modules from its own multiarch directory only, whatever PREFIX is.
+PAMDIR      ?= $(or $(patsubst %,%/security,$(shell pkg-config --variable=libdir pam 2>/dev/null)),/lib/$(or $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null),x86_64-linux-gnu)/security)
+PAMCONFIGDIR ?= /usr/share/pam-configs
+PAM_MODULE   = .build/pam/pam_localauth.so
+PAM_CFLAGS   = -O2 -g -Wall -Wextra -Werror -fPIC $(shell pkg-config --cflags dbus-1 libsystemd pam)
+# nodelete: libdbus keeps per-library caches that are lost if pam_end unloads it; stay loaded instead.
+PAM_LDFLAGS  = -shared -Wl,--version-script=pam/pam_localauth.map -Wl,-z,relro,-z,now,-z,nodelete -Wl,--no-undefined
+PAM_LIBS     = $(shell pkg-config --libs dbus-1 libsystemd pam)
 INSTALLED    = $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
                $(DBUSDIR)/system-services/org.localauth.LocalAuthentication1.service \
                $(DBUSDIR)/system.d/org.localauth.LocalAuthentication1.conf \
                $(patsubst dbus/%,$(DBUSDIR)/interfaces/%,$(wildcard dbus/*.xml)) \
-               $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md
+               $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md \
+               $(PAMDIR)/pam_localauth.so $(PAMCONFIGDIR)/localauth $(MANDIR)/man8/pam_localauth.8
 
-.PHONY: all deps build test demo bench stress install uninstall clean help
+.PHONY: all deps build pam test demo bench stress install uninstall clean help
 
 all: build
 
@@ -27,6 +38,7 @@ help:
 	@echo "make bench  release build; measure latency, throughput, memory, start-up; update BENCHMARKS.md"
 	@echo "make stress the reliability suite, bigger (LOCALAUTH_STRESS=1; see README)"
 	@echo "make build  build ($(CONFIG))"
+	@echo "make pam    build the PAM module $(PAM_MODULE)"
 	@echo "make install PREFIX=/usr [DESTDIR=…]   release build, unit, D-Bus files, sample config"
 	@echo "make uninstall PREFIX=/usr [DESTDIR=…]"
 	@echo "make clean  remove build products"
@@ -47,7 +59,14 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
-test: deps
+## The PAM module (C, no runtime; exports only pam_sm_*). LocalAuthPAMTests load it from here.
+pam: $(PAM_MODULE)
+
+$(PAM_MODULE): pam/pam_localauth.c pam/pam_localauth.map
+	@mkdir -p $(@D)
+	$(CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) -o $@ pam/pam_localauth.c $(PAM_LIBS)
+
+test: deps pam
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -56,7 +75,7 @@ demo: deps
 	$(SWIFT) build --product localauth
 	BIN=$$($(SWIFT) build --show-bin-path) scripts/demo.sh
 
-install: deps
+install: deps pam
 	$(SWIFT) build -c release --product localauthd
 	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/localauthd" "$(DESTDIR)$(LIBEXECDIR)/localauthd"
 	install -d -m 0755 "$(DESTDIR)$(UNITDIR)"
@@ -68,7 +87,11 @@ install: deps
 	install -m 0644 dbus/*.xml "$(DESTDIR)$(DBUSDIR)/interfaces/"
 	install -D -m 0644 config/localauthd.conf "$(DESTDIR)$(DOCDIR)/localauthd.conf.sample"
 	install -D -m 0644 README.md "$(DESTDIR)$(DOCDIR)/README.md"
+	install -D -m 0644 $(PAM_MODULE) "$(DESTDIR)$(PAMDIR)/pam_localauth.so"
+	install -D -m 0644 pam/localauth.pam-config "$(DESTDIR)$(PAMCONFIGDIR)/localauth"
+	install -D -m 0644 man/pam_localauth.8 "$(DESTDIR)$(MANDIR)/man8/pam_localauth.8"
 	@echo "installed under $(DESTDIR)$(PREFIX); next: systemctl daemon-reload && systemctl reload dbus && systemctl enable --now localauthd"
+	@echo "PAM module in $(DESTDIR)$(PAMDIR), not enabled: pam-auth-update --enable localauth (see pam_localauth(8))"
 
 uninstall:
 	rm -f $(addprefix "$(DESTDIR),$(addsuffix ",$(INSTALLED)))

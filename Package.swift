@@ -62,6 +62,8 @@ let package = Package(
         // Faults and abuse: lockout races, crashes, vanishing clients, a bus fuzzer, access, secrets.
         // Bounded here; `make stress` runs the same tests bigger (LOCALAUTH_STRESS=1).
         .testTarget(name: "LocalAuthReliabilityTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        // pam_localauth.so (C, built by `make pam`) under pam_wrapper against the real daemon.
+        .testTarget(name: "LocalAuthPAMTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
