@@ -2,7 +2,8 @@
 SWIFT       ?= swift
 CONFIG      ?= debug
 # Debian packages the build, the tests and the demo need.
-APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd
+APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd \
+               man-db groff-base
 
 # Installation layout (`make install PREFIX=/usr DESTDIR=…`).
 PREFIX      ?= /usr/local
@@ -17,7 +18,7 @@ INSTALLED    = $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
                $(patsubst dbus/%,$(DBUSDIR)/interfaces/%,$(wildcard dbus/*.xml)) \
                $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md
 
-.PHONY: all deps build test demo bench stress install uninstall clean help
+.PHONY: all deps build test demo bench stress install uninstall clean help man completion
 
 all: build
 
@@ -29,6 +30,7 @@ help:
 	@echo "make build  build ($(CONFIG))"
 	@echo "make install PREFIX=/usr [DESTDIR=…]   release build, unit, D-Bus files, sample config"
 	@echo "make uninstall PREFIX=/usr [DESTDIR=…]"
+	@echo "make man    regenerate man/localauth.1 and completion/localauth.bash from the CLI's command table"
 	@echo "make clean  remove build products"
 
 ## Installs the Debian packages that are missing (needs root; otherwise says what to install).
@@ -73,6 +75,13 @@ install: deps
 uninstall:
 	rm -f $(addprefix "$(DESTDIR),$(addsuffix ",$(INSTALLED)))
 	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
+
+## man/localauth.1 and completion/localauth.bash come from the CLI's command table; a test in
+## `make test` fails when the committed files differ from what the CLI generates.
+man completion:
+	$(SWIFT) build --product localauth
+	"$$($(SWIFT) build --show-bin-path)/localauth" --help-man > man/localauth.1
+	"$$($(SWIFT) build --show-bin-path)/localauth" completion bash > completion/localauth.bash
 
 ## Release daemon and harness, the C libdbus echo service (the floor), then the measurements.
 bench: deps
