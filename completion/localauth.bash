@@ -7,23 +7,15 @@ _localauth() {
     while [ "$i" -lt "$COMP_CWORD" ]; do
         word=${COMP_WORDS[i]}
         case $word in
-            --address|--timeout|--policy|--reason|--policy|--fallback-title|--cancel-title|--reuse|--interval|--count|--uid) i=$((i + 1)) ;;
+            --address|--timeout|--policy|--reason|--fallback-title|--cancel-title|--reuse|--interval|--count|--uid) i=$((i + 1)) ;;
             -*) ;;
             *) words+=("$word") ;;
         esac
         i=$((i + 1))
     done
     case $prev in
-        --address) COMPREPLY=($(compgen -W "" -- "$cur")); return ;;
-        --cancel-title) COMPREPLY=($(compgen -W "" -- "$cur")); return ;;
-        --count) COMPREPLY=($(compgen -W "" -- "$cur")); return ;;
-        --fallback-title) COMPREPLY=($(compgen -W "" -- "$cur")); return ;;
-        --interval) COMPREPLY=($(compgen -W "" -- "$cur")); return ;;
         --policy) COMPREPLY=($(compgen -W "biometrics owner companion biometrics-or-companion wrist" -- "$cur")); return ;;
-        --reason) COMPREPLY=($(compgen -W "" -- "$cur")); return ;;
-        --reuse) COMPREPLY=($(compgen -W "" -- "$cur")); return ;;
-        --timeout) COMPREPLY=($(compgen -W "" -- "$cur")); return ;;
-        --uid) COMPREPLY=($(compgen -W "" -- "$cur")); return ;;
+        --address|--timeout|--reason|--fallback-title|--cancel-title|--reuse|--interval|--count|--uid) COMPREPLY=(); return ;;
     esac
     local candidates="" options="" used=0 arguments=()
     case "${words[*]}" in

@@ -5,11 +5,16 @@
 enum CompletionScript {
     static var bash: String {
         let commands = CommandTable.commands
-        let valued = (CommandTable.globalOptions + commands.flatMap(\.options)).filter { $0.valueName != nil }.map(\.name)
-        let valueCases = Dictionary(grouping: (CommandTable.globalOptions + commands.flatMap(\.options)).filter { $0.valueName != nil },
-                                    by: \.name).sorted { $0.key < $1.key }.map { name, options in
-            "        \(name)) COMPREPLY=($(compgen -W \"\(CommandTable.values(of: options[0].valueName!).joined(separator: " "))\" -- \"$cur\")); return ;;"
+        var valued: [OptionSpec] = []
+        for option in CommandTable.globalOptions + commands.flatMap(\.options)
+        where option.valueName != nil && !valued.contains(where: { $0.name == option.name }) {
+            valued.append(option)
         }
+        let choices = valued.filter { !CommandTable.values(of: $0.valueName!).isEmpty }
+        let freeText = valued.filter { CommandTable.values(of: $0.valueName!).isEmpty }.map(\.name)
+        let valueCases = choices.map { option in
+            "        \(option.name)) COMPREPLY=($(compgen -W \"\(CommandTable.values(of: option.valueName!).joined(separator: " "))\" -- \"$cur\")); return ;;"
+        } + ["        \(freeText.joined(separator: "|"))) COMPREPLY=(); return ;;"]
         var branches = [#"        "") candidates="\#(Array(Set(commands.map { $0.words[0] })).sorted().joined(separator: " "))" ;;"#]
         for group in Dictionary(grouping: commands.filter { $0.words.count > 1 }, by: { $0.words[0] }).sorted(by: { $0.key < $1.key }) {
             branches.append(#"        "\#(group.key)") candidates="\#(group.value.map { $0.words[1] }.joined(separator: " "))" ;;"#)
@@ -28,7 +33,7 @@ enum CompletionScript {
                 while [ "$i" -lt "$COMP_CWORD" ]; do
                     word=${COMP_WORDS[i]}
                     case $word in
-                        \#(valued.joined(separator: "|"))) i=$((i + 1)) ;;
+                        \#(valued.map(\.name).joined(separator: "|"))) i=$((i + 1)) ;;
                         -*) ;;
                         *) words+=("$word") ;;
                     esac
