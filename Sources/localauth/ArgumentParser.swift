@@ -146,8 +146,6 @@ enum ArgumentParser {
         return (String(token[..<equals]), String(token[token.index(after: equals)...]))
     }
 
-    static func suggestion(for word: String) -> String? { closest(to: word, in: CommandTable.vocabulary) }
-
     /// The one candidate that starts with `word`, else the nearest by edit distance if it is close enough to be a typo.
     nonisolated static func closest(to word: String, in candidates: [String]) -> String? {
         let extensions = candidates.filter { $0.hasPrefix(word) }

@@ -66,7 +66,7 @@ enum ManualPage {
         return [".TP", synopsis, text(option.helpText)]
     }
 
-    /// A paragraph as roff text: one sentence-free line per paragraph is fine for roff, which fills it.
+    /// A paragraph as roff source lines; roff fills them to the page width.
     private static func text(_ paragraph: String) -> String {
         TextLayout.wrap(paragraph, width: 100).map(escaped).joined(separator: "\n")
     }
