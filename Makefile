@@ -3,7 +3,7 @@ SWIFT       ?= swift
 CONFIG      ?= debug
 # Debian packages the build, the tests and the demo need.
 APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd \
-               libpam0g-dev libpam-wrapper pamtester python3-pypamtest
+               libpam0g-dev libpam-wrapper pamtester python3-pypamtest man-db groff-base
 
 # Installation layout (`make install PREFIX=/usr DESTDIR=…`).
 PREFIX      ?= /usr/local
@@ -28,7 +28,7 @@ INSTALLED    = $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
                $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md \
                $(PAMDIR)/pam_localauth.so $(PAMCONFIGDIR)/localauth $(MANDIR)/man8/pam_localauth.8
 
-.PHONY: all deps build pam test demo bench stress install uninstall clean help
+.PHONY: all deps build pam test demo bench stress install uninstall clean help man completion
 
 all: build
 
@@ -41,6 +41,7 @@ help:
 	@echo "make pam    build the PAM module $(PAM_MODULE)"
 	@echo "make install PREFIX=/usr [DESTDIR=…]   release build, unit, D-Bus files, sample config"
 	@echo "make uninstall PREFIX=/usr [DESTDIR=…]"
+	@echo "make man    regenerate man/localauth.1 and completion/localauth.bash from the CLI's command table"
 	@echo "make clean  remove build products"
 
 ## Installs the Debian packages that are missing (needs root; otherwise says what to install).
@@ -96,6 +97,13 @@ install: deps pam
 uninstall:
 	rm -f $(addprefix "$(DESTDIR),$(addsuffix ",$(INSTALLED)))
 	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
+
+## man/localauth.1 and completion/localauth.bash come from the CLI's command table; a test in
+## `make test` fails when the committed files differ from what the CLI generates.
+man completion:
+	$(SWIFT) build --product localauth
+	"$$($(SWIFT) build --show-bin-path)/localauth" --help-man > man/localauth.1
+	"$$($(SWIFT) build --show-bin-path)/localauth" completion bash > completion/localauth.bash
 
 ## Release daemon and harness, the C libdbus echo service (the floor), then the measurements.
 bench: deps

@@ -27,7 +27,9 @@ done
 "$BIN/localauth" --address "$ADDRESS" status >/dev/null
 
 # Every step: print the command as you would type it, then run it (a failure is shown, not fatal).
-step() { printf '\n\033[1m# %s\033[0m\n' "$1"; }
+# Headings in bold on a terminal only, so a copy in a file carries no escape sequences.
+if [ -t 1 ]; then BOLD=$'\033[1m' PLAIN=$'\033[0m'; else BOLD="" PLAIN=""; fi
+step() { printf '\n%s# %s%s\n' "$BOLD" "$1" "$PLAIN"; }
 typed() {
     local word line=""
     for word in "$@"; do

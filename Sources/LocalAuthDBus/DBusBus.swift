@@ -4,14 +4,22 @@ import Glibc
 import Musl
 #endif
 
-/// Which bus to connect to.
-public enum DBusBus: Sendable, Hashable {
+/// Which bus to connect to. Its description names it for messages: "the system bus", "the bus at unix:path=…".
+public enum DBusBus: Sendable, Hashable, CustomStringConvertible {
     /// `$DBUS_SYSTEM_BUS_ADDRESS`, else `unix:path=/run/dbus/system_bus_socket`.
     case system
     /// `$DBUS_SESSION_BUS_ADDRESS`; there is no autolaunch.
     case session
     /// A D-Bus server address such as `unix:path=/tmp/bus`.
     case address(String)
+
+    public var description: String {
+        switch self {
+        case .system: "the system bus"
+        case .session: "the session bus"
+        case .address(let address): "the bus at \(address)"
+        }
+    }
 
     func resolvedAddress() throws(DBusError) -> String {
         let address: String

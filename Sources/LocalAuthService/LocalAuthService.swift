@@ -44,7 +44,7 @@ public final class LocalAuthService: Sendable {
         do {
             connection = try await DBusConnection.connect(to: bus)
         } catch {
-            throw StartError(exitStatus: 69, description: "cannot connect to the \(bus) bus: \(error)")
+            throw StartError(exitStatus: 69, description: "cannot connect to \(bus): \(error)")
         }
 
         let queue = SimulatorEventQueue(timeToLive: configuration.simulatorEventTTL, clock: clock)
@@ -98,7 +98,7 @@ public final class LocalAuthService: Sendable {
             try await connection.requestName(BusContract.busName)
         } catch {
             connection.close()
-            throw StartError(exitStatus: 69, description: "cannot serve \(BusContract.busName) on the \(bus) bus: \(error)")
+            throw StartError(exitStatus: 69, description: "cannot serve \(BusContract.busName) on \(bus): \(error)")
         }
         return LocalAuthService(engine: engine, connection: connection)
     }

@@ -8,16 +8,24 @@ import LocalAuthCore
 
 /// Where the daemon's log lines and audit entries go: native journal entries with structured
 /// fields when stderr is connected to journald (`$JOURNAL_STREAM` names stderr's device and
-/// inode), otherwise stderr lines with the `<N>` priority prefix of the sd-daemon convention.
+/// inode), otherwise stderr lines, with the `<N>` priority prefix of the sd-daemon convention
+/// unless stderr is a terminal (a person reads those lines; a pipe may feed a log collector).
 /// Thread-safe: every entry is one syscall.
 public struct SystemLog: AuditSink {
     public enum Destination: Sendable { case journal, standardError }
 
     public let destination: Destination
+    /// Whether stderr lines start with `<N>`.
+    public let prefixesPriority: Bool
 
-    public init(destination: Destination = SystemLog.detectDestination()) {
+    public init(destination: Destination = SystemLog.detectDestination(),
+                prefixesPriority: Bool = SystemLog.wantsPriorityPrefix(on: STDERR_FILENO)) {
         self.destination = destination
+        self.prefixesPriority = prefixesPriority
     }
+
+    /// True unless `fd` is a terminal.
+    public static func wantsPriorityPrefix(on fd: Int32) -> Bool { isatty(fd) == 0 }
 
     /// `.journal` when stderr is the journal stream systemd set up for this service.
     public static func detectDestination() -> Destination {
@@ -41,7 +49,7 @@ public struct SystemLog: AuditSink {
     private func write(fields: [String: String], line: String, severity: AuditEntry.Severity) {
         switch destination {
         case .journal: Self.sendToJournal(fields)
-        case .standardError: writeToStandardError("<\(severity.rawValue)>\(line)\n")
+        case .standardError: writeToStandardError((prefixesPriority ? "<\(severity.rawValue)>" : "") + line + "\n")
         }
     }
 

@@ -15,13 +15,7 @@ struct GlobalOptions: Sendable {
     /// Reply timeout for ordinary calls; for `evaluate` only when given.
     var timeout: Duration?
 
-    var busDescription: String {
-        switch bus {
-        case .system: "the system bus"
-        case .session: "the session bus"
-        case .address(let address): "the bus at \(address)"
-        }
-    }
+    var busDescription: String { bus.description }
 }
 
 /// Turns argv into a command and its options, driven by `CommandTable`.
@@ -59,6 +53,8 @@ enum ArgumentParser {
                 global.timeout = .milliseconds(Int64(seconds * 1000))
             case "--help", "-h": wantsHelp = true
             case "--version": wantsVersion = true
+            // Hidden: prints the localauth(1) page; `make man` keeps man/localauth.1 in step with it.
+            case "--help-man": return .help(ManualPage.localauth)
             default: rest.append(arguments[index])
             }
             index += 1
@@ -66,22 +62,42 @@ enum ArgumentParser {
         if wantsVersion && rest.isEmpty { return .version }
 
         let words = Array(rest.prefix { !$0.hasPrefix("-") })
+        if words.isEmpty, let option = rest.first { throw unknownOption(option, of: nil) }
         guard let command = match(words) else {
             if words.isEmpty && wantsHelp { return .help(CommandTable.overview) }
             if rest.isEmpty { throw .usage("Which command? See localauth --help.") }
-            let group = CommandTable.commands.filter { $0.words.count > 1 && $0.words[0] == words.first }
-            if !group.isEmpty {
-                let list = group.map { "  localauth \($0.name) \($0.arguments.joined(separator: " "))" }.joined(separator: "\n")
-                if wantsHelp { return .help("Commands:\n\(list)\n") }
-                throw .usage("“\(words.prefix(2).joined(separator: " "))” is not a command. Use one of:\n\(list)")
-            }
-            let typed = words.isEmpty ? rest[0] : words.prefix(2).joined(separator: " ")
-            var message = "unknown command “\(typed)”."
-            if let suggestion = suggestion(for: words.isEmpty ? typed : words[0]) { message += " Did you mean “\(suggestion)”?" }
-            throw .usage(message + " See localauth --help.")
+            return .help(try helpText(for: words, requested: wantsHelp))
         }
         if wantsHelp { return .help(command.help) }
         return .run(command, try invocation(of: command, from: Array(rest.dropFirst(command.words.count)), global: global))
+    }
+
+    /// The help for the command (or group) `words` names; the overview for none. Without
+    /// `requested`, a group's list is a usage error (the group alone is not a command).
+    static func helpText(for words: [String], requested: Bool = true) throws(CLIError) -> String {
+        if words.isEmpty { return CommandTable.overview }
+        if let command = match(words), command.words.count == words.count { return command.help }
+        let group = CommandTable.commands.filter { $0.words.count > 1 && $0.words[0] == words[0] }
+        if !group.isEmpty && (words.count == 1 || !requested) {
+            if requested { return CommandTable.groupHelp(group) }
+            let list = group.map { "  localauth \($0.synopsis)" }.joined(separator: "\n")
+            throw .usage("“\(words.prefix(2).joined(separator: " "))” is not a command. Use one of:\n\(list)")
+        }
+        var message = "unknown command “\(words.prefix(2).joined(separator: " "))”."
+        let candidates = group.isEmpty ? CommandTable.vocabulary : group.map(\.name)
+        if let suggestion = closest(to: words.prefix(group.isEmpty ? 1 : 2).joined(separator: " "), in: candidates) {
+            message += " Did you mean “\(suggestion)”?"
+        }
+        throw .usage(message + " See localauth --help.")
+    }
+
+    /// An option neither `command` (if any) nor the global options know, with the nearest of them.
+    private static func unknownOption(_ token: String, of command: CommandSpec?) -> CLIError {
+        let (name, _) = split(token)
+        let known = (command?.options ?? []).map(\.name) + CommandTable.globalOptions.map(\.name)
+        var message = command.map { "\($0.name): unknown option \(name)." } ?? "unknown option \(name)."
+        if let close = closest(to: name, in: known) { message += " Did you mean \(close)?" }
+        return .usage(message + " See localauth \(command.map { $0.name + " " } ?? "")--help.")
     }
 
     /// The command whose words are the longest prefix of `words`.
@@ -103,12 +119,7 @@ enum ArgumentParser {
             }
             if token == "--" { optionsEnded = true; continue }
             let (name, inline) = split(token)
-            guard let option = command.options.first(where: { $0.name == name }) else {
-                let known = command.options.map(\.name)
-                var message = "\(command.name): unknown option \(name)."
-                if let close = closest(to: name, in: known) { message += " Did you mean \(close)?" }
-                throw .usage(message + " See localauth \(command.name) --help.")
-            }
+            guard let option = command.options.first(where: { $0.name == name }) else { throw unknownOption(token, of: command) }
             if option.valueName == nil {
                 guard inline == nil else { throw .usage("\(name) takes no value.") }
                 flags.insert(name)
@@ -123,6 +134,9 @@ enum ArgumentParser {
         guard positionals.count >= command.requiredArguments, positionals.count <= command.arguments.count else {
             throw .usage("Usage: \(command.usage)")
         }
+        if let missing = command.options.first(where: { $0.required && values[$0.name] == nil }) {
+            throw .usage("\(command.name) needs \(missing.synopsis): \(missing.help). Usage: \(command.usage)")
+        }
         return Invocation(command: command, global: global, values: values, flags: flags, positionals: positionals)
     }
 
@@ -131,8 +145,6 @@ enum ArgumentParser {
         guard token.hasPrefix("--"), let equals = token.firstIndex(of: "=") else { return (token, nil) }
         return (String(token[..<equals]), String(token[token.index(after: equals)...]))
     }
-
-    static func suggestion(for word: String) -> String? { closest(to: word, in: CommandTable.vocabulary) }
 
     /// The one candidate that starts with `word`, else the nearest by edit distance if it is close enough to be a typo.
     nonisolated static func closest(to word: String, in candidates: [String]) -> String? {

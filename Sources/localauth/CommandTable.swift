@@ -6,11 +6,17 @@ struct OptionSpec: Sendable {
     /// nil for a flag.
     let valueName: String?
     let help: String
+    /// The parser refuses the command without it; usage and help show it without brackets.
+    var required = false
 
     static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, valueName: nil, help: help) }
-    static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, valueName: valueName, help: help)
+    static func value(_ name: String, _ valueName: String, _ help: String, required: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help, required: required)
     }
+
+    /// `--name VALUE` or `--name`.
+    var synopsis: String { name + (valueName.map { " " + $0 } ?? "") }
+    var helpText: String { help + (required ? " (required)" : "") }
 }
 
 /// One command: its words, arguments, options, help and what runs it.
@@ -27,23 +33,26 @@ struct CommandSpec: Sendable {
     var name: String { words.joined(separator: " ") }
     var requiredArguments: Int { arguments.filter { !$0.hasPrefix("[") }.count }
 
-    var usage: String {
-        (["localauth", name] + arguments + options.map { option in
-            "[" + option.name + (option.valueName.map { " " + $0 } ?? "") + "]"
-        }).joined(separator: " ")
+    /// The command and its arguments, as the overview lists it.
+    var synopsis: String { ([name] + arguments).joined(separator: " ") }
+
+    /// Required options first and without brackets, then the arguments, then the optional options.
+    var usage: String { usageWords.joined(separator: " ") }
+
+    /// The usage in the units a line may break between.
+    var usageWords: [String] {
+        ["localauth", name] + options.filter(\.required).map(\.synopsis) + arguments
+            + options.filter { !$0.required }.map { "[" + $0.synopsis + "]" }
     }
 
     var help: String {
-        var text = "Usage: \(usage)\n\n\(summary)\n"
-        if !details.isEmpty { text += "\n\(details)\n" }
+        let usageLines = TextLayout.fill(["Usage:"] + usageWords, width: TextLayout.width - 4)
+        var lines = [usageLines[0]] + usageLines.dropFirst().map { "    " + $0 } + [""] + TextLayout.wrap(summary)
+        if !details.isEmpty { lines += [""] + TextLayout.wrap(details) }
         if !options.isEmpty {
-            text += "\nOptions:\n"
-            for option in options {
-                let left = option.name + (option.valueName.map { " " + $0 } ?? "")
-                text += "  \(left.padding(toLength: 22))\(option.help)\n"
-            }
+            lines += ["", "Options:"] + options.map { TextLayout.entry($0.synopsis, $0.helpText, column: CommandTable.optionColumn) }
         }
-        return text + "\n" + CommandTable.globalHelp
+        return (lines + ["", CommandTable.globalHelp]).joined(separator: "\n")
     }
 }
 
@@ -52,6 +61,8 @@ struct CommandSpec: Sendable {
 enum CommandTable {
     static let policyOption = OptionSpec.value(
         "--policy", "POLICY", "biometrics (1), owner (2, the default: biometrics or passcode), companion (3), biometrics-or-companion (4), wrist (5)")
+    nonisolated static let optionColumn = 24
+    nonisolated static let commandColumn = 26
     static let stdinOption = OptionSpec.flag("--stdin", "read passcodes from standard input, one per line, instead of the terminal")
 
     static let commands: [CommandSpec] = [
@@ -61,7 +72,7 @@ enum CommandTable {
                     summary: "Check whether a policy could be evaluated now; the exit status says yes (0) or why not.",
                     details: "Counts nothing and asks for nothing.", run: StatusCommands.canEvaluate),
         CommandSpec(words: ["evaluate"], arguments: [], options: [
-            .value("--reason", "TEXT", "why you ask, shown to the user (required)"),
+            .value("--reason", "TEXT", "why you ask, shown to the user", required: true),
             policyOption,
             .value("--fallback-title", "T", "title of the fallback choice (default “Enter Password”; empty: no fallback)"),
             .value("--cancel-title", "T", "title of the cancel choice (default “Cancel”)"),
@@ -125,30 +136,68 @@ enum CommandTable {
             .value("--count", "N", "stop after N lines"),
         ], summary: "Follow your state live: one line per change (--json: JSON lines).", details: MonitorCommand.details,
                     run: MonitorCommand.run),
-        CommandSpec(words: ["lockout", "reset"], arguments: [], options: [.value("--uid", "N", "the user whose counters and locks are cleared (required)")],
+        CommandSpec(words: ["lockout", "reset"], arguments: [],
+                    options: [.value("--uid", "N", "the user whose counters and locks are cleared", required: true)],
                     summary: "Clear a user's failure counters, delays and locks (root only).", details: "", run: AccountCommands.resetLockout),
+        CommandSpec(words: ["help"], arguments: ["[COMMAND]", "[SUBCOMMAND]"], options: [],
+                    summary: "Show the help of localauth, of a command or of a group of commands (like --help).", details: "",
+                    run: { invocation throws(CLIError) in
+                        Output.write(try ArgumentParser.helpText(for: invocation.positionals), to: 1)
+                        return ExitStatus.success
+                    }),
+        CommandSpec(words: ["completion"], arguments: ["bash"], options: [],
+                    summary: "Print the bash completion script (the package installs it for bash-completion).", details: "",
+                    run: { invocation throws(CLIError) in
+                        _ = try invocation.choice(0, of: ["bash"])
+                        Output.write(CompletionScript.bash, to: 1)
+                        return ExitStatus.success
+                    }),
     ]
 
-    nonisolated static let globalHelp = """
-        Global options (before or after the command):
-          --system              the system bus (default)
-          --session             the session bus
-          --address ADDR        any D-Bus address, e.g. unix:path=/run/my-bus
-          --json                machine-readable output: one JSON object per line on stdout, errors as JSON on stderr
-          --timeout SECONDS     how long to wait for localauthd's replies (default 25; evaluate: no limit)
-          --help, -h            help for localauth or for a command
-          --version             the version of localauth
-        """
+    /// The options every command accepts, before or after the command words.
+    nonisolated static let globalOptions: [OptionSpec] = [
+        .flag("--system", "the system bus (default)"),
+        .flag("--session", "the session bus"),
+        .value("--address", "ADDR", "any D-Bus address, e.g. unix:path=/run/my-bus"),
+        .flag("--json", "machine-readable output: one JSON object per line on stdout, errors as JSON on stderr"),
+        .value("--timeout", "SECONDS", "how long to wait for localauthd's replies (default 25; evaluate: no limit)"),
+        .flag("--help", "help for localauth or for a command (also -h, and: localauth help COMMAND)"),
+        .flag("--version", "the version of localauth"),
+    ]
+
+    nonisolated static var globalHelp: String {
+        (["Global options (before or after the command):"]
+            + globalOptions.map { TextLayout.entry($0.synopsis, $0.helpText, column: optionColumn) }).joined(separator: "\n")
+    }
 
     static var overview: String {
-        var text = "Usage: localauth [global options] COMMAND [arguments]\n\n"
-        text += "A client of localauthd, the LocalAuthentication service, for people and scripts.\n\nCommands:\n"
-        for command in commands {
-            text += "  \((command.name + (command.arguments.isEmpty ? "" : " " + command.arguments.joined(separator: " "))).padding(toLength: 40))\(command.summary)\n"
+        var lines = ["Usage: localauth [global options] COMMAND [arguments]", ""]
+        lines += TextLayout.wrap("A client of localauthd, the LocalAuthentication service, for people and scripts.")
+        lines += ["", "Commands:"] + commands.map { TextLayout.entry($0.synopsis, $0.summary, column: commandColumn) }
+        lines += ["", globalHelp, "", "Exit status:", ExitStatus.table, ""]
+        lines += ["localauth help COMMAND (or localauth COMMAND --help) shows a command's options."]
+        return lines.joined(separator: "\n")
+    }
+
+    /// The commands whose first word is `group` (`sim`, `passcode`, ...), with their summaries.
+    static func groupHelp(_ group: [CommandSpec]) -> String {
+        (["Usage: localauth \(group[0].words[0]) COMMAND [arguments]", "", "Commands:"]
+            + group.map { TextLayout.entry($0.synopsis, $0.summary, column: commandColumn) }
+            + ["", "localauth help \(group[0].words[0]) COMMAND shows a command's options."]).joined(separator: "\n")
+    }
+
+    /// The words an argument or an option value may be, for completion; empty when it is free text.
+    static func values(of placeholder: String) -> [String] {
+        switch placeholder {
+        case "FINGER": AccountCommands.fingers
+        case "REASON": SimulatorCommands.retryReasons
+        case "POLICY": Policy.allCases.map(\.name)
+        case "[COMMAND]": Array(Set(commands.map { $0.words[0] })).sorted()
+        case "[SUBCOMMAND]": Array(Set(commands.compactMap { $0.words.count > 1 ? $0.words[1] : nil })).sorted()
+        default:  // literal choices such as on|off, or none for free text such as TEXT
+            placeholder.first(where: \.isLetter)?.isLowercase == true
+                ? placeholder.filter { $0 != "[" && $0 != "]" }.split(separator: "|").map(String.init) : []
         }
-        text += "\n" + globalHelp + "\n\nExit status:\n" + ExitStatus.table + "\n\n"
-        text += "localauth COMMAND --help shows a command's options.\n"
-        return text
     }
 
     /// Every command name and group word, for "did you mean".

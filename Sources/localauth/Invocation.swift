@@ -16,7 +16,9 @@ struct Invocation: Sendable {
     func policy() throws(CLIError) -> Policy {
         guard let text = value("--policy") else { return .owner }
         guard let policy = Policy(text) else {
-            throw .usage("--policy must be biometrics, owner, companion, biometrics-or-companion, wrist or 1 to 5, not “\(text)”.")
+            var message = "--policy must be biometrics, owner, companion, biometrics-or-companion, wrist or 1 to 5, not “\(text)”."
+            if let close = ArgumentParser.closest(to: text, in: Policy.allCases.map(\.name)) { message += " Did you mean “\(close)”?" }
+            throw .usage(message)
         }
         return policy
     }

@@ -27,7 +27,7 @@ struct Output: Sendable {
 
     /// Writes a whole line to a file descriptor (1 or 2), unbuffered, so lines interleave in order.
     static func write(_ line: String, to fd: Int32) {
-        let bytes = Array((line + "\n").utf8)
+        let bytes = Array((Typography.adapted(line) + "\n").utf8)
         var written = 0
         while written < bytes.count {
             let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }

@@ -6,6 +6,8 @@ import LocalAuthDBus
 enum SimulatorCommands {
     static let queueNote = "Input that arrives while no evaluation reads that sensor waits (16 events, simulator_event_ttl s each) for the next evaluation, so it may come before `localauth evaluate` starts."
 
+    static let retryReasons = ["too-short", "not-centered", "remove-and-retry", "too-fast"]
+
     static let sheetNote = "Not queued: an evaluation must be running (the command fails with NotEvaluating otherwise)."
 
     static func touch(_ invocation: Invocation) async throws(CLIError) -> Int32 {
@@ -14,7 +16,7 @@ enum SimulatorCommands {
     }
 
     static func retry(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let reason = try invocation.choice(0, of: ["too-short", "not-centered", "remove-and-retry", "too-fast"])
+        let reason = try invocation.choice(0, of: retryReasons)
         return try await send(invocation, "FingerprintRetry", [.string(reason)], done: "Fingerprint read: \(reason).", action: "retry")
     }
 

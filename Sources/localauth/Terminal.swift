@@ -38,7 +38,7 @@ enum Terminal {
     }
 
     static func write(_ text: String, to fd: Int32) {
-        var bytes = Array(text.utf8)
+        var bytes = Array(Typography.adapted(text).utf8)
         _ = Glibc.write(fd, &bytes, bytes.count)
     }
 

@@ -24,9 +24,11 @@ enum CommandLineTool {
         }
     }
 
-    /// Runs `localauth --address BUS arguments…` to the end (killed after `timeout`).
-    static func run(_ bus: PrivateBus?, _ arguments: [String], stdin: String = "", timeout: Duration = .seconds(20)) async throws -> Result {
-        let running = try Running(bus, arguments, stdin: stdin)
+    /// Runs `localauth --address BUS arguments…` to the end (killed after `timeout`); `environment`
+    /// entries are set on top of the test's own environment.
+    static func run(_ bus: PrivateBus?, _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
+                    timeout: Duration = .seconds(20)) async throws -> Result {
+        let running = try Running(bus, arguments, stdin: stdin, environment: environment)
         return try await running.finish(within: timeout)
     }
 
@@ -42,9 +44,12 @@ enum CommandLineTool {
         private let pipes: [Pipe]
         private let buffers = Mutex<(out: Data, err: Data)>((Data(), Data()))
 
-        init(_ bus: PrivateBus?, _ arguments: [String], stdin: String = "") throws {
+        init(_ bus: PrivateBus?, _ arguments: [String], stdin: String = "", environment: [String: String] = [:]) throws {
             process = Process()
             process.executableURL = URL(fileURLWithPath: CommandLineTool.binary)
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            }
             process.arguments = (bus.map { ["--address", $0.address] } ?? []) + arguments
             let input = Pipe(), output = Pipe(), error = Pipe()
             process.standardInput = input

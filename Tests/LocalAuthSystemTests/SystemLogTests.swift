@@ -39,3 +39,19 @@ struct SystemLogTests {
         }
     }
 }
+
+/// The `<N>` priority prefix is for programs reading stderr, not for a person at a terminal.
+@Suite("Priority prefixes", .timeLimit(.minutes(1)))
+struct PriorityPrefixTests {
+    @Test func prefixedOnAPipeButNotOnATerminal() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { fds.forEach { close($0) } }
+        #expect(SystemLog.wantsPriorityPrefix(on: fds[1]))
+        var primary: Int32 = 0, secondary: Int32 = 0
+        try #require(openpty(&primary, &secondary, nil, nil, nil) == 0)
+        defer { close(primary); close(secondary) }
+        #expect(!SystemLog.wantsPriorityPrefix(on: secondary))
+        #expect(!SystemLog(destination: .standardError, prefixesPriority: false).prefixesPriority)
+    }
+}
