@@ -3,21 +3,64 @@ SWIFT       ?= swift
 CONFIG      ?= debug
 # Debian packages the build, the tests and the demo need.
 APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd
+# …and what `make deb` needs besides.
+DEB_PACKAGES = dpkg-dev debhelper lintian fakeroot binutils
 
-# Installation layout (`make install PREFIX=/usr DESTDIR=…`).
+# Installation layout (`make install PREFIX=/usr DESTDIR=…`; the Debian package uses PREFIX=/usr).
+# Directories the system reads come from pkg-config when PREFIX=/usr; with another PREFIX they are
+# the places systemd, dbus and bash-completion search for locally installed software.
 PREFIX      ?= /usr/local
 DESTDIR     ?=
+BINDIR      ?= $(PREFIX)/bin
 LIBEXECDIR  ?= $(PREFIX)/libexec
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+DOCDIR      ?= $(DATADIR)/doc/localauthd
+# The daemon reads /etc/localauthd/localauthd.conf whatever PREFIX is.
+CONFDIR     ?= /etc/localauthd
+pkgvar       = $(shell pkg-config --variable=$(1) $(2) 2>/dev/null)
+ifeq ($(PREFIX),/usr)
+UNITDIR     ?= $(or $(call pkgvar,systemdsystemunitdir,systemd),/lib/systemd/system)
+DBUSSERVICEDIR ?= $(or $(call pkgvar,system_bus_services_dir,dbus-1),$(DATADIR)/dbus-1/system-services)
+DBUSPOLICYDIR  ?= $(or $(call pkgvar,datadir,dbus-1),$(DATADIR))/dbus-1/system.d
+DBUSINTERFACEDIR ?= $(or $(call pkgvar,interfaces_dir,dbus-1),$(DATADIR)/dbus-1/interfaces)
+BASHCOMPDIR ?= $(or $(call pkgvar,completionsdir,bash-completion),$(DATADIR)/bash-completion/completions)
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/vendor-completions
+else
+# systemd searches /usr/local/lib/systemd/system and dbus /usr/local/share/dbus-1/system-services,
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
-DBUSDIR     ?= $(PREFIX)/share/dbus-1
-DOCDIR      ?= $(PREFIX)/share/doc/localauthd
-INSTALLED    = $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
-               $(DBUSDIR)/system-services/org.localauth.LocalAuthentication1.service \
-               $(DBUSDIR)/system.d/org.localauth.LocalAuthentication1.conf \
-               $(patsubst dbus/%,$(DBUSDIR)/interfaces/%,$(wildcard dbus/*.xml)) \
-               $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md
+DBUSSERVICEDIR ?= $(DATADIR)/dbus-1/system-services
+# but dbus reads bus policies only from /usr/share/dbus-1/system.d and /etc/dbus-1/system.d (the
+# administrator's directory): a locally installed policy goes to the latter.
+DBUSPOLICYDIR  ?= /etc/dbus-1/system.d
+DBUSINTERFACEDIR ?= $(DATADIR)/dbus-1/interfaces
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/site-functions
+endif
+# polkit reads actions from /usr/share/polkit-1/actions only, whatever PREFIX is.
+POLKITACTIONDIR ?= $(or $(call pkgvar,actiondir,polkit-gobject-1),/usr/share/polkit-1/actions)
+# `make install` strips; debian/rules passes STRIP= so that dh_strip keeps the symbols in -dbgsym.
+STRIP       ?= -s
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
-.PHONY: all deps build test demo bench stress install uninstall clean help
+# What `make install` puts in place, relative to DESTDIR (`make uninstall` removes exactly these).
+# Other parts of the tree add their files here with one line each (see the hooks below).
+MANPAGES     = $(wildcard man/*.1 man/*.5 man/*.8)
+INSTALLED    = $(BINDIR)/localauth $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
+               $(DBUSSERVICEDIR)/org.localauth.LocalAuthentication1.service \
+               $(DBUSPOLICYDIR)/org.localauth.LocalAuthentication1.conf \
+               $(patsubst dbus/%,$(DBUSINTERFACEDIR)/%,$(wildcard dbus/*.xml)) \
+               $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md \
+               $(foreach page,$(MANPAGES),$(MANDIR)/man$(subst .,,$(suffix $(page)))/$(notdir $(page))) \
+               $(if $(wildcard completion/localauth.bash),$(BASHCOMPDIR)/localauth) \
+               $(if $(wildcard completion/_localauth),$(ZSHCOMPDIR)/_localauth) \
+               $(patsubst polkit/%,$(POLKITACTIONDIR)/%,$(wildcard polkit/*.policy))
+# Extra install/uninstall targets of other parts (e.g. the PAM module), one line each:
+#   INSTALL_HOOKS += install-pam    and    UNINSTALL_HOOKS += uninstall-pam
+INSTALL_HOOKS   =
+UNINSTALL_HOOKS =
+
+.PHONY: all deps build release test demo bench stress install uninstall install-check deb clean help
 
 all: build
 
@@ -27,8 +70,9 @@ help:
 	@echo "make bench  release build; measure latency, throughput, memory, start-up; update BENCHMARKS.md"
 	@echo "make stress the reliability suite, bigger (LOCALAUTH_STRESS=1; see README)"
 	@echo "make build  build ($(CONFIG))"
-	@echo "make install PREFIX=/usr [DESTDIR=…]   release build, unit, D-Bus files, sample config"
-	@echo "make uninstall PREFIX=/usr [DESTDIR=…]"
+	@echo "make deb    the Debian package in .build/deb (dpkg-buildpackage), checked, lintian"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=…]   release build (static Swift runtime), stripped"
+	@echo "make uninstall [PREFIX=/usr/local] [DESTDIR=…]"
 	@echo "make clean  remove build products"
 
 ## Installs the Debian packages that are missing (needs root; otherwise says what to install).
@@ -50,29 +94,58 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory install-check
 
 demo: deps
 	$(SWIFT) build --product localauthd
 	$(SWIFT) build --product localauth
 	BIN=$$($(SWIFT) build --show-bin-path) scripts/demo.sh
 
-install: deps
-	$(SWIFT) build -c release --product localauthd
-	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/localauthd" "$(DESTDIR)$(LIBEXECDIR)/localauthd"
-	install -d -m 0755 "$(DESTDIR)$(UNITDIR)"
+## Release build, linked with the Swift runtime and Foundation statically: at run time the binaries
+## need only Debian's libraries (libc, libstdc++, libdbus, libsodium, libsystemd).
+release:
+	$(SWIFT) build $(RELEASE_FLAGS) --product localauthd
+	$(SWIFT) build $(RELEASE_FLAGS) --product localauth
+
+## No apt-get here: build with `make build` or `make release` first if packages are missing.
+install: release $(INSTALL_HOOKS)
+	bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" && \
+	install -D -m 0755 $(STRIP) "$$bin/localauth" "$(DESTDIR)$(BINDIR)/localauth" && \
+	install -D -m 0755 $(STRIP) "$$bin/localauthd" "$(DESTDIR)$(LIBEXECDIR)/localauthd"
+	install -d -m 0755 "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(DBUSSERVICEDIR)" "$(DESTDIR)$(DBUSINTERFACEDIR)" "$(DESTDIR)$(DBUSPOLICYDIR)"
 	sed 's|/usr/libexec/localauthd|$(LIBEXECDIR)/localauthd|' systemd/localauthd.service > "$(DESTDIR)$(UNITDIR)/localauthd.service"
-	chmod 0644 "$(DESTDIR)$(UNITDIR)/localauthd.service"
-	install -D -m 0644 dbus/org.localauth.LocalAuthentication1.service "$(DESTDIR)$(DBUSDIR)/system-services/org.localauth.LocalAuthentication1.service"
-	install -D -m 0644 dbus/org.localauth.LocalAuthentication1.conf "$(DESTDIR)$(DBUSDIR)/system.d/org.localauth.LocalAuthentication1.conf"
-	install -d -m 0755 "$(DESTDIR)$(DBUSDIR)/interfaces"
-	install -m 0644 dbus/*.xml "$(DESTDIR)$(DBUSDIR)/interfaces/"
+	sed 's|/usr/libexec/localauthd|$(LIBEXECDIR)/localauthd|' dbus/org.localauth.LocalAuthentication1.service > "$(DESTDIR)$(DBUSSERVICEDIR)/org.localauth.LocalAuthentication1.service"
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/localauthd.service" "$(DESTDIR)$(DBUSSERVICEDIR)/org.localauth.LocalAuthentication1.service"
+	install -m 0644 dbus/org.localauth.LocalAuthentication1.conf "$(DESTDIR)$(DBUSPOLICYDIR)/"
+	install -m 0644 dbus/*.xml "$(DESTDIR)$(DBUSINTERFACEDIR)/"
 	install -D -m 0644 config/localauthd.conf "$(DESTDIR)$(DOCDIR)/localauthd.conf.sample"
 	install -D -m 0644 README.md "$(DESTDIR)$(DOCDIR)/README.md"
-	@echo "installed under $(DESTDIR)$(PREFIX); next: systemctl daemon-reload && systemctl reload dbus && systemctl enable --now localauthd"
+	@# The configuration is the administrator's: installed when absent, never overwritten.
+	@if [ -e "$(DESTDIR)$(CONFDIR)/localauthd.conf" ]; then \
+	  echo "kept $(DESTDIR)$(CONFDIR)/localauthd.conf; this version's defaults: $(DOCDIR)/localauthd.conf.sample"; \
+	else install -D -m 0644 config/localauthd.conf "$(DESTDIR)$(CONFDIR)/localauthd.conf"; fi
+	for page in $(MANPAGES); do install -D -m 0644 "$$page" "$(DESTDIR)$(MANDIR)/man$${page##*.}/$${page##*/}" || exit; done
+	$(if $(wildcard completion/localauth.bash),install -D -m 0644 completion/localauth.bash "$(DESTDIR)$(BASHCOMPDIR)/localauth")
+	$(if $(wildcard completion/_localauth),install -D -m 0644 completion/_localauth "$(DESTDIR)$(ZSHCOMPDIR)/_localauth")
+	$(if $(wildcard polkit/*.policy),install -D -m 0644 -t "$(DESTDIR)$(POLKITACTIONDIR)" $(wildcard polkit/*.policy))
+	@echo "installed under $(DESTDIR)$(PREFIX); the bus starts $(LIBEXECDIR)/localauthd on demand (after systemctl daemon-reload; dbus reloads its policy itself)"
 
-uninstall:
-	rm -f $(addprefix "$(DESTDIR),$(addsuffix ",$(INSTALLED)))
-	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
+## Removes what `make install` put in place; the configuration only while it is the unedited one.
+uninstall: $(UNINSTALL_HOOKS)
+	rm -f $(foreach file,$(INSTALLED),"$(DESTDIR)$(file)")
+	@if cmp -s config/localauthd.conf "$(DESTDIR)$(CONFDIR)/localauthd.conf"; then rm -f "$(DESTDIR)$(CONFDIR)/localauthd.conf"; \
+	elif [ -e "$(DESTDIR)$(CONFDIR)/localauthd.conf" ]; then echo "kept $(DESTDIR)$(CONFDIR)/localauthd.conf (edited)"; fi
+	@rmdir "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(CONFDIR)" 2>/dev/null || true
+
+## Installs into a temporary DESTDIR (PREFIX=/usr) and checks the tree, the binaries' links, the
+## unit, and that the installed daemon serves the installed CLI on a private bus.
+install-check:
+	scripts/check-install.sh --destdir
+
+## The Debian package: .build/deb/localauthd_VERSION_ARCH.deb, checked like install-check and by lintian.
+deb:
+	$(MAKE) deps APT_PACKAGES="$(APT_PACKAGES) $(DEB_PACKAGES)"
+	scripts/check-install.sh --deb
 
 ## Release daemon and harness, the C libdbus echo service (the floor), then the measurements.
 bench: deps
