@@ -194,6 +194,7 @@ case $mode in
                 "localauthd_${version}_$arch.buildinfo" "localauthd_${version}_$arch.changes"; do
         if [ -e "../$file" ]; then mv "../$file" "$out/"; fi
     done
+    debian/rules clean > /dev/null
     deb=$out/localauthd_${version}_$arch.deb
     step "$deb"
     dpkg-deb --info "$deb"
