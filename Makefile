@@ -2,9 +2,9 @@
 SWIFT       ?= swift
 CONFIG      ?= debug
 # Debian packages the build, the tests and the demo need.
-APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd
+APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd binutils
 # …and what `make deb` needs besides.
-DEB_PACKAGES = dpkg-dev debhelper lintian fakeroot binutils
+DEB_PACKAGES = dpkg-dev debhelper lintian fakeroot
 
 # Installation layout (`make install PREFIX=/usr DESTDIR=…`; the Debian package uses PREFIX=/usr).
 # Directories the system reads come from pkg-config when PREFIX=/usr; with another PREFIX they are
