@@ -2,33 +2,73 @@
 SWIFT       ?= swift
 CONFIG      ?= debug
 # Debian packages the build, the tests and the demo need.
-APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd \
+APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd binutils \
                libpam0g-dev libpam-wrapper pamtester python3-pypamtest man-db groff-base
+# …and what `make deb` needs besides.
+DEB_PACKAGES = dpkg-dev debhelper lintian fakeroot
 
-# Installation layout (`make install PREFIX=/usr DESTDIR=…`).
+# Installation layout (`make install PREFIX=/usr DESTDIR=…`; the Debian package uses PREFIX=/usr).
+# Directories the system reads come from pkg-config when PREFIX=/usr; with another PREFIX they are
+# the places systemd, dbus and bash-completion search for locally installed software.
 PREFIX      ?= /usr/local
 DESTDIR     ?=
+BINDIR      ?= $(PREFIX)/bin
 LIBEXECDIR  ?= $(PREFIX)/libexec
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+DOCDIR      ?= $(DATADIR)/doc/localauthd
+# The daemon reads /etc/localauthd/localauthd.conf whatever PREFIX is.
+CONFDIR     ?= /etc/localauthd
+pkgvar       = $(shell pkg-config --variable=$(1) $(2) 2>/dev/null)
+ifeq ($(PREFIX),/usr)
+UNITDIR     ?= $(or $(call pkgvar,systemdsystemunitdir,systemd),/lib/systemd/system)
+DBUSSERVICEDIR ?= $(or $(call pkgvar,system_bus_services_dir,dbus-1),$(DATADIR)/dbus-1/system-services)
+DBUSPOLICYDIR  ?= $(or $(call pkgvar,datadir,dbus-1),$(DATADIR))/dbus-1/system.d
+DBUSINTERFACEDIR ?= $(or $(call pkgvar,interfaces_dir,dbus-1),$(DATADIR)/dbus-1/interfaces)
+BASHCOMPDIR ?= $(or $(call pkgvar,completionsdir,bash-completion),$(DATADIR)/bash-completion/completions)
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/vendor-completions
+else
+# systemd searches /usr/local/lib/systemd/system and dbus /usr/local/share/dbus-1/system-services,
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
-DBUSDIR     ?= $(PREFIX)/share/dbus-1
-DOCDIR      ?= $(PREFIX)/share/doc/localauthd
-MANDIR      ?= $(PREFIX)/share/man
+DBUSSERVICEDIR ?= $(DATADIR)/dbus-1/system-services
+# but dbus reads bus policies only from /usr/share/dbus-1/system.d and /etc/dbus-1/system.d (the
+# administrator's directory): a locally installed policy goes to the latter.
+DBUSPOLICYDIR  ?= /etc/dbus-1/system.d
+DBUSINTERFACEDIR ?= $(DATADIR)/dbus-1/interfaces
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/site-functions
+endif
+# polkit reads actions from /usr/share/polkit-1/actions only, whatever PREFIX is.
+POLKITACTIONDIR ?= $(or $(call pkgvar,actiondir,polkit-gobject-1),/usr/share/polkit-1/actions)
+# `make install` strips; debian/rules passes STRIP= so that dh_strip keeps the symbols in -dbgsym.
+STRIP       ?= -s
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+
+# What `make install` puts in place, relative to DESTDIR (`make uninstall` removes exactly these).
+MANPAGES     = $(wildcard man/*.1 man/*.5 man/*.8)
+INSTALLED    = $(BINDIR)/localauth $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
+               $(DBUSSERVICEDIR)/org.localauth.LocalAuthentication1.service \
+               $(DBUSPOLICYDIR)/org.localauth.LocalAuthentication1.conf \
+               $(patsubst dbus/%,$(DBUSINTERFACEDIR)/%,$(wildcard dbus/*.xml)) \
+               $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md \
+               $(foreach page,$(MANPAGES),$(MANDIR)/man$(subst .,,$(suffix $(page)))/$(notdir $(page))) \
+               $(if $(wildcard completion/localauth.bash),$(BASHCOMPDIR)/localauth) \
+               $(if $(wildcard completion/_localauth),$(ZSHCOMPDIR)/_localauth) \
+               $(patsubst polkit/%,$(POLKITACTIONDIR)/%,$(wildcard polkit/*.policy))
+# Install/uninstall targets of the other parts (the PAM module), one line each.
+INSTALL_HOOKS   = install-pam
+UNINSTALL_HOOKS = uninstall-pam
+
 # PAM loads modules from its own multiarch directory only, whatever PREFIX is.
-PAMDIR      ?= $(or $(patsubst %,%/security,$(shell pkg-config --variable=libdir pam 2>/dev/null)),/lib/$(or $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null),x86_64-linux-gnu)/security)
+PAMDIR      ?= $(or $(patsubst %,%/security,$(call pkgvar,libdir,pam)),/lib/$(or $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null),x86_64-linux-gnu)/security)
 PAMCONFIGDIR ?= /usr/share/pam-configs
 PAM_MODULE   = .build/pam/pam_localauth.so
 PAM_CFLAGS   = -O2 -g -Wall -Wextra -Werror -fPIC $(shell pkg-config --cflags dbus-1 libsystemd pam)
 # nodelete: libdbus keeps per-library caches that are lost if pam_end unloads it; stay loaded instead.
 PAM_LDFLAGS  = -shared -Wl,--version-script=pam/pam_localauth.map -Wl,-z,relro,-z,now,-z,nodelete -Wl,--no-undefined
 PAM_LIBS     = $(shell pkg-config --libs dbus-1 libsystemd pam)
-INSTALLED    = $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
-               $(DBUSDIR)/system-services/org.localauth.LocalAuthentication1.service \
-               $(DBUSDIR)/system.d/org.localauth.LocalAuthentication1.conf \
-               $(patsubst dbus/%,$(DBUSDIR)/interfaces/%,$(wildcard dbus/*.xml)) \
-               $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md \
-               $(PAMDIR)/pam_localauth.so $(PAMCONFIGDIR)/localauth $(MANDIR)/man8/pam_localauth.8
 
-.PHONY: all deps build pam test demo bench stress install uninstall clean help man completion
+.PHONY: all deps build pam release test demo bench stress install uninstall install-check install-pam uninstall-pam deb clean help man completion
 
 all: build
 
@@ -39,9 +79,10 @@ help:
 	@echo "make stress the reliability suite, bigger (LOCALAUTH_STRESS=1; see README)"
 	@echo "make build  build ($(CONFIG))"
 	@echo "make pam    build the PAM module $(PAM_MODULE)"
-	@echo "make install PREFIX=/usr [DESTDIR=…]   release build, unit, D-Bus files, sample config"
-	@echo "make uninstall PREFIX=/usr [DESTDIR=…]"
 	@echo "make man    regenerate man/localauth.1 and completion/localauth.bash from the CLI's command table"
+	@echo "make deb    the Debian package in .build/deb (dpkg-buildpackage), checked, lintian"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=…]   release build (static Swift runtime), stripped"
+	@echo "make uninstall [PREFIX=/usr/local] [DESTDIR=…]"
 	@echo "make clean  remove build products"
 
 ## Installs the Debian packages that are missing (needs root; otherwise says what to install).
@@ -70,33 +111,66 @@ $(PAM_MODULE): pam/pam_localauth.c pam/pam_localauth.map
 test: deps pam
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory install-check
 
 demo: deps
 	$(SWIFT) build --product localauthd
 	$(SWIFT) build --product localauth
 	BIN=$$($(SWIFT) build --show-bin-path) scripts/demo.sh
 
-install: deps pam
-	$(SWIFT) build -c release --product localauthd
-	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/localauthd" "$(DESTDIR)$(LIBEXECDIR)/localauthd"
-	install -d -m 0755 "$(DESTDIR)$(UNITDIR)"
+## Release build, linked with the Swift runtime and Foundation statically: at run time the binaries
+## need only Debian's libraries (libc, libstdc++, libdbus, libsodium, libsystemd).
+release:
+	$(SWIFT) build $(RELEASE_FLAGS) --product localauthd
+	$(SWIFT) build $(RELEASE_FLAGS) --product localauth
+
+## No apt-get here: build with `make build` or `make release` first if packages are missing.
+install: release $(INSTALL_HOOKS)
+	bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" && \
+	install -D -m 0755 $(STRIP) "$$bin/localauth" "$(DESTDIR)$(BINDIR)/localauth" && \
+	install -D -m 0755 $(STRIP) "$$bin/localauthd" "$(DESTDIR)$(LIBEXECDIR)/localauthd"
+	install -d -m 0755 "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(DBUSSERVICEDIR)" "$(DESTDIR)$(DBUSINTERFACEDIR)" "$(DESTDIR)$(DBUSPOLICYDIR)"
 	sed 's|/usr/libexec/localauthd|$(LIBEXECDIR)/localauthd|' systemd/localauthd.service > "$(DESTDIR)$(UNITDIR)/localauthd.service"
-	chmod 0644 "$(DESTDIR)$(UNITDIR)/localauthd.service"
-	install -D -m 0644 dbus/org.localauth.LocalAuthentication1.service "$(DESTDIR)$(DBUSDIR)/system-services/org.localauth.LocalAuthentication1.service"
-	install -D -m 0644 dbus/org.localauth.LocalAuthentication1.conf "$(DESTDIR)$(DBUSDIR)/system.d/org.localauth.LocalAuthentication1.conf"
-	install -d -m 0755 "$(DESTDIR)$(DBUSDIR)/interfaces"
-	install -m 0644 dbus/*.xml "$(DESTDIR)$(DBUSDIR)/interfaces/"
+	sed 's|/usr/libexec/localauthd|$(LIBEXECDIR)/localauthd|' dbus/org.localauth.LocalAuthentication1.service > "$(DESTDIR)$(DBUSSERVICEDIR)/org.localauth.LocalAuthentication1.service"
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/localauthd.service" "$(DESTDIR)$(DBUSSERVICEDIR)/org.localauth.LocalAuthentication1.service"
+	install -m 0644 dbus/org.localauth.LocalAuthentication1.conf "$(DESTDIR)$(DBUSPOLICYDIR)/"
+	install -m 0644 dbus/*.xml "$(DESTDIR)$(DBUSINTERFACEDIR)/"
 	install -D -m 0644 config/localauthd.conf "$(DESTDIR)$(DOCDIR)/localauthd.conf.sample"
 	install -D -m 0644 README.md "$(DESTDIR)$(DOCDIR)/README.md"
+	@# The configuration is the administrator's: installed when absent, never overwritten.
+	@if [ -e "$(DESTDIR)$(CONFDIR)/localauthd.conf" ]; then \
+	  echo "kept $(DESTDIR)$(CONFDIR)/localauthd.conf; this version's defaults: $(DOCDIR)/localauthd.conf.sample"; \
+	else install -D -m 0644 config/localauthd.conf "$(DESTDIR)$(CONFDIR)/localauthd.conf"; fi
+	for page in $(MANPAGES); do install -D -m 0644 "$$page" "$(DESTDIR)$(MANDIR)/man$${page##*.}/$${page##*/}" || exit; done
+	$(if $(wildcard completion/localauth.bash),install -D -m 0644 completion/localauth.bash "$(DESTDIR)$(BASHCOMPDIR)/localauth")
+	$(if $(wildcard completion/_localauth),install -D -m 0644 completion/_localauth "$(DESTDIR)$(ZSHCOMPDIR)/_localauth")
+	$(if $(wildcard polkit/*.policy),install -D -m 0644 -t "$(DESTDIR)$(POLKITACTIONDIR)" $(wildcard polkit/*.policy))
+	@echo "installed under $(DESTDIR)$(PREFIX); the bus starts $(LIBEXECDIR)/localauthd on demand (after systemctl daemon-reload; dbus reloads its policy itself)"
+
+## Removes what `make install` put in place; the configuration only while it is the unedited one.
+uninstall: $(UNINSTALL_HOOKS)
+	rm -f $(foreach file,$(INSTALLED),"$(DESTDIR)$(file)")
+	@if cmp -s config/localauthd.conf "$(DESTDIR)$(CONFDIR)/localauthd.conf"; then rm -f "$(DESTDIR)$(CONFDIR)/localauthd.conf"; \
+	elif [ -e "$(DESTDIR)$(CONFDIR)/localauthd.conf" ]; then echo "kept $(DESTDIR)$(CONFDIR)/localauthd.conf (edited)"; fi
+	@rmdir "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(CONFDIR)" 2>/dev/null || true
+
+## The PAM module and its pam-auth-update profile (not enabled: `pam-auth-update --enable localauth`).
+install-pam: pam
 	install -D -m 0644 $(PAM_MODULE) "$(DESTDIR)$(PAMDIR)/pam_localauth.so"
 	install -D -m 0644 pam/localauth.pam-config "$(DESTDIR)$(PAMCONFIGDIR)/localauth"
-	install -D -m 0644 man/pam_localauth.8 "$(DESTDIR)$(MANDIR)/man8/pam_localauth.8"
-	@echo "installed under $(DESTDIR)$(PREFIX); next: systemctl daemon-reload && systemctl reload dbus && systemctl enable --now localauthd"
-	@echo "PAM module in $(DESTDIR)$(PAMDIR), not enabled: pam-auth-update --enable localauth (see pam_localauth(8))"
 
-uninstall:
-	rm -f $(addprefix "$(DESTDIR),$(addsuffix ",$(INSTALLED)))
-	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
+uninstall-pam:
+	rm -f "$(DESTDIR)$(PAMDIR)/pam_localauth.so" "$(DESTDIR)$(PAMCONFIGDIR)/localauth"
+
+## Installs into a temporary DESTDIR (PREFIX=/usr) and checks the tree, the binaries' links, the
+## unit, and that the installed daemon serves the installed CLI on a private bus.
+install-check:
+	scripts/check-install.sh --destdir
+
+## The Debian package: .build/deb/localauthd_VERSION_ARCH.deb, checked like install-check and by lintian.
+deb:
+	$(MAKE) deps APT_PACKAGES="$(APT_PACKAGES) $(DEB_PACKAGES)"
+	scripts/check-install.sh --deb
 
 ## man/localauth.1 and completion/localauth.bash come from the CLI's command table; a test in
 ## `make test` fails when the committed files differ from what the CLI generates.
