@@ -1,6 +1,5 @@
 import Foundation
 import LocalAuthTestSupport
-import Synchronization
 
 /// The real `localauth` binary, run the way a script runs it: arguments, standard input, output.
 enum CommandLineTool {
@@ -35,14 +34,11 @@ enum CommandLineTool {
     /// A `localauth` process whose output lines can be awaited while it runs.
     final class Running: Sendable {
         let process: Process
-        let stdoutLines = Inbox<String>()
-        let stderrLines = Inbox<String>()
         private let exited = Inbox<Int32>()
-        /// One element per output pipe that reached end of file.
-        private let closed = Inbox<Bool>()
-        /// Kept so their file descriptors stay open while the reader threads use them.
-        private let pipes: [Pipe]
-        private let buffers = Mutex<(out: Data, err: Data)>((Data(), Data()))
+        private let stdout: ChildOutput
+        private let stderr: ChildOutput
+        var stdoutLines: Inbox<String> { stdout.lines }
+        var stderrLines: Inbox<String> { stderr.lines }
 
         init(_ bus: PrivateBus?, _ arguments: [String], stdin: String = "", environment: [String: String] = [:]) throws {
             process = Process()
@@ -55,31 +51,10 @@ enum CommandLineTool {
             process.standardInput = input
             process.standardOutput = output
             process.standardError = error
-            pipes = [output, error]
             try process.run()
             ChildProcess.reportExit(of: process, into: exited)
-            // A blocking reader thread per pipe (FileHandle.readabilityHandler is not reliable here).
-            for (pipe, isOut) in [(output, true), (error, false)] {
-                let fd = pipe.fileHandleForReading.fileDescriptor
-                Thread.detachNewThread { [self] in
-                    var chunk = [UInt8](repeating: 0, count: 4096)
-                    var partial: [UInt8] = []
-                    while true {
-                        let count = read(fd, &chunk, chunk.count)
-                        if count < 0, errno == EINTR { continue }
-                        guard count > 0 else { break }
-                        let data = Data(chunk[..<count])
-                        self.buffers.withLock { if isOut { $0.out.append(data) } else { $0.err.append(data) } }
-                        partial += chunk[..<count]
-                        while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
-                            let line = String(decoding: partial[..<newline], as: UTF8.self)
-                            partial.removeSubrange(...newline)
-                            (isOut ? self.stdoutLines : self.stderrLines).put(line)
-                        }
-                    }
-                    self.closed.put(isOut)
-                }
-            }
+            stdout = ChildOutput(output)
+            stderr = ChildOutput(error)
             input.fileHandleForWriting.write(Data(stdin.utf8))
             try input.fileHandleForWriting.close()
         }
@@ -89,9 +64,9 @@ enum CommandLineTool {
         func finish(within timeout: Duration = .seconds(20)) async throws -> Result {
             let status = try await ChildProcess.exitStatus(of: process, from: exited, within: timeout)
             // The pipes reach end of file when the process exits.
-            for _ in 0..<2 { _ = try await closed.next(within: .seconds(5)) }
-            return buffers.withLock { Result(status: status, stdout: String(decoding: $0.out, as: UTF8.self),
-                                              stderr: String(decoding: $0.err, as: UTF8.self)) }
+            try await stdout.end(within: .seconds(5))
+            try await stderr.end(within: .seconds(5))
+            return Result(status: status, stdout: stdout.text, stderr: stderr.text)
         }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import LocalAuthTestSupport
-import Synchronization
 import Testing
 
 /// `pam_localauth.so` as `make pam` builds it, loaded by `pamtester` or `pypamtest` under pam_wrapper
@@ -112,43 +111,24 @@ final class PAMTester: Sendable {
     }
 
     let process: Process
-    let lines = Inbox<String>()
     private let input: FileHandle
     private let exited = Inbox<Int32>()
-    private let closed = Inbox<Bool>()
-    private let output: Pipe
-    private let text = Mutex(Data())
+    private let output: ChildOutput
+    var lines: Inbox<String> { output.lines }
 
     init(executable: String = "/usr/bin/pamtester", arguments: [String], environment: [String: String]) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
-        let stdin = Pipe()
-        output = Pipe()
+        let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
-        process.standardOutput = output
-        process.standardError = output
+        process.standardOutput = stdout
+        process.standardError = stdout
         input = stdin.fileHandleForWriting
         try process.run()
         ChildProcess.reportExit(of: process, into: exited)
-        let fd = output.fileHandleForReading.fileDescriptor
-        Thread.detachNewThread { [self] in
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            var partial: [UInt8] = []
-            while true {
-                let count = read(fd, &chunk, chunk.count)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { break }
-                text.withLock { $0.append(contentsOf: chunk[..<count]) }
-                partial += chunk[..<count]
-                while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
-                    lines.put(String(decoding: partial[..<newline], as: UTF8.self))
-                    partial.removeSubrange(...newline)
-                }
-            }
-            closed.put(true)
-        }
+        output = ChildOutput(stdout)
     }
 
     func write(_ text: String) { input.write(Data(text.utf8)) }
@@ -172,12 +152,12 @@ final class PAMTester: Sendable {
         }
     }
 
-    var currentOutput: String { text.withLock { String(decoding: $0, as: UTF8.self) } }
+    var currentOutput: String { output.text }
 
     func finish(within timeout: Duration = .seconds(30)) async throws -> Result {
         closeInput()
         let status = try await ChildProcess.exitStatus(of: process, from: exited, within: timeout)
-        _ = try await closed.next(within: .seconds(5))
+        try await output.end(within: .seconds(5))
         return Result(status: status, output: currentOutput)
     }
 

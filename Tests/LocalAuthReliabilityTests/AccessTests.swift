@@ -1,7 +1,6 @@
 import Foundation
 import LocalAuthDBus
 import LocalAuthTestSupport
-import Synchronization
 import Testing
 
 /// Another user (uid 65534 through setpriv) can neither call, read nor hear my context, nor tell
@@ -61,17 +60,12 @@ attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65
             let monitor = Process()
             monitor.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             monitor.arguments = Self.nobody + ["/usr/bin/gdbus", "monitor", "--address", bus.address, "--dest", D.busName]
-            let lines = Inbox<String>(), heard = Mutex("")
             let pipe = Pipe()
             monitor.standardOutput = pipe
             monitor.standardError = pipe
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                heard.withLock { $0 += text }
-                for line in text.split(separator: "\n") { lines.put(String(line)) }
-            }
             try monitor.run()
             defer { ChildProcess.kill(monitor) }
+            let heard = ChildOutput(pipe), lines = heard.lines
             // gdbus subscribes before it asks who owns the name, so this line means it listens.
             while try await !lines.next(within: .seconds(10)).contains("is owned by") {}
 
@@ -100,7 +94,7 @@ attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65
             // The daemon leaving is the last thing the bus tells the monitor, after all it routed before.
             daemon.kill()
             while try await !lines.next(within: .seconds(10)).contains("does not have an owner") {}
-            let transcript = heard.withLock { $0 }
+            let transcript = heard.text
             #expect(!transcript.contains("/context/"), "uid 65534 heard the owner's context: \(transcript)")
         }
     }

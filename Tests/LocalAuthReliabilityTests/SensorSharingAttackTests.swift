@@ -1,7 +1,6 @@
 import Foundation
 import LocalAuthDBus
 import LocalAuthTestSupport
-import Synchronization
 import Testing
 
 /// Another user (uid 65534 through setpriv) holding the fingerprint sensor and re-arming its other
@@ -54,18 +53,13 @@ while True:
             let attacker = Process()
             attacker.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             attacker.arguments = AccessTests.nobody + ["/usr/bin/python3", "-c", Self.attacker, bus.address, Self.finger]
-            let lines = Inbox<String>(), heard = Mutex("")
             let pipe = Pipe()
             attacker.standardOutput = pipe
             attacker.standardError = pipe
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                heard.withLock { $0 += text }
-                for line in text.split(separator: "\n") { lines.put(String(line)) }
-            }
             try attacker.run()
             defer { ChildProcess.kill(attacker) }
-            #expect(try await lines.next(within: .seconds(20)) == "holding", "\(heard.withLock { $0 })")
+            let heard = ChildOutput(pipe), lines = heard.lines
+            #expect(try await lines.next(within: .seconds(20)) == "holding", "\(heard.text)")
 
             for round in 0..<rounds {
                 let context = try await victim.createContext()
@@ -95,7 +89,7 @@ while True:
                 let outcome = await evaluation.value
                 #expect(outcome == nil, "round \(round): the victim's touch must satisfy the victim's evaluation, prompts \(kinds)")
             }
-            #expect(attacker.isRunning, "the attacker script died: \(heard.withLock { $0 })")
+            #expect(attacker.isRunning, "the attacker script died: \(heard.text)")
             daemon.kill()
         }
     }
