@@ -39,10 +39,13 @@ final class NotifySocket: Sendable {
         unlink(path)
     }
 
-    /// Waits for the next message containing `assignment` (e.g. `READY=1`), skipping others.
-    func next(containing assignment: String, within timeout: Duration = .seconds(10)) async throws -> String {
-        for _ in 0..<200 {
-            let message = try await messages.next(within: timeout)
+    /// Waits up to `timeout` for the next message containing `assignment` (e.g. `READY=1`),
+    /// skipping others: watchdog pings every 100 ms pile up while a loaded machine runs the test, so
+    /// the wait is bounded by time, not by how many messages are skipped.
+    func next(containing assignment: String, within timeout: Duration = .seconds(20)) async throws -> String {
+        let clock = ContinuousClock(), deadline = clock.now + timeout
+        while clock.now < deadline {
+            let message = try await messages.next(within: deadline - clock.now)
             if message.split(separator: "\n").contains(where: { $0 == assignment }) { return message }
         }
         throw Inbox<String>.TimedOut(what: assignment)
