@@ -2,7 +2,7 @@
 SWIFT       ?= swift
 CONFIG      ?= debug
 # Debian packages the build, the tests and the demo need.
-APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd
+APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd python3-gi python3-dbusmock libxml2-utils
 
 # Installation layout (`make install PREFIX=/usr DESTDIR=…`).
 PREFIX      ?= /usr/local

@@ -6,6 +6,7 @@ import LocalAuthDBus
 struct ManagerObject: Sendable {
     let engine: PolicyEngine
     let directory: CallerDirectory
+    let observer: BusObserver
 
     func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
         if let request = try DBusPropertyRequest(call) { return try properties(request, call) }
@@ -14,17 +15,16 @@ struct ManagerObject: Sendable {
         let engine = self.engine
         switch call.member {
         case "CreateContext":
-            let request = try ContextOptionsDecoder.decode(try arguments.vardict())
+            let options = try ContextOptionsDecoder.decode(try arguments.vardict())
             return directory.respond(to: call) { bus in
-                if request.isPrivileged && !bus.caller.isPrivileged {
-                    throw DBusError(.accessDenied, "Only root may use the User and Unlock options.")
-                }
-                let id = try await engine.createContext(for: bus.caller, options: request.options)
+                let id = try await engine.createContext(for: bus.caller, options: options)
                 return [.objectPath(BusContract.contextPath(id.rawValue))]
             }
         case "GetUserState":
+            let observer = self.observer
             return directory.respond(to: call) { bus in
-                [Self.encode(await engine.userState(of: bus.caller.uid))]
+                observer.watchUserState(bus.caller.client, uid: bus.caller.uid)
+                return [Self.encode(await engine.userState(of: bus.caller.uid))]
             }
         case "SetPasscode":
             let current = Passcode(try arguments.secret()), new = Passcode(try arguments.secret())
@@ -87,8 +87,14 @@ struct ManagerObject: Sendable {
     }
 
     private static func values(_ engine: PolicyEngine) async throws -> [String: DBusValue] {
-        let backends = await engine.backendStatus().map { DBusValue.structure([.string($0.id), .string($0.modality), .bool($0.available)]) }
-        return ["Version": .string(BusContract.version), "Backends": .array(elementSignature: "(ssb)", backends)]
+        ["Version": .string(BusContract.version), "Backends": await backends(engine)]
+    }
+
+    /// The `Backends` property now.
+    static func backends(_ engine: PolicyEngine) async -> DBusValue {
+        .array(elementSignature: "(ssb)", await engine.backendStatus().map {
+            .structure([.string($0.id), .string($0.modality), .bool($0.available)])
+        })
     }
 
     static func modality(_ name: String) throws(DBusError) -> BiometricModality {
@@ -113,15 +119,10 @@ struct ManagerObject: Sendable {
 }
 
 /// Reads `CreateContext`'s `a{sv}` options; unknown keys and wrong types are InvalidArgs.
+/// Whether the caller may use `User` and `Unlock` is the engine's question.
 enum ContextOptionsDecoder {
-    struct Request: Sendable {
+    static func decode(_ entries: [String: DBusValue]) throws(DBusError) -> ContextOptions {
         var options = ContextOptions()
-        /// `User` or `Unlock` was given (root only, whatever the value).
-        var isPrivileged = false
-    }
-
-    static func decode(_ entries: [String: DBusValue]) throws(DBusError) -> Request {
-        var request = Request()
         for (key, value) in entries {
             func wrongType(_ expected: String) -> DBusError {
                 .invalidArgs("Option \(key) must be of type \(expected), not \(value.signature).")
@@ -129,28 +130,26 @@ enum ContextOptionsDecoder {
             switch key {
             case "LocalizedFallbackTitle":
                 guard let title = value.string else { throw wrongType("s") }
-                request.options.localizedFallbackTitle = title
+                options.localizedFallbackTitle = title
             case "LocalizedCancelTitle":
                 guard let title = value.string else { throw wrongType("s") }
-                request.options.localizedCancelTitle = title
+                options.localizedCancelTitle = title
             case "InteractionNotAllowed":
                 guard let flag = value.bool else { throw wrongType("b") }
-                request.options.interactionNotAllowed = flag
+                options.interactionNotAllowed = flag
             case "AllowableReuseDuration":
                 guard let seconds = value.double else { throw wrongType("d") }
-                do { try request.options.setAllowableReuseDuration(seconds) } catch { throw error.dbusError }
+                do { try options.setAllowableReuseDuration(seconds) } catch { throw error.dbusError }
             case "User":
                 guard let uid = value.uint32 else { throw wrongType("u") }
-                request.options.user = uid
-                request.isPrivileged = true
+                options.user = uid
             case "Unlock":
                 guard let flag = value.bool else { throw wrongType("b") }
-                request.options.isUnlockContext = flag
-                request.isPrivileged = true
+                options.isUnlockContext = flag
             default:
                 throw .invalidArgs("Unknown option \"\(key)\"; known: LocalizedFallbackTitle, LocalizedCancelTitle, InteractionNotAllowed, AllowableReuseDuration, User, Unlock.")
             }
         }
-        return request
+        return options
     }
 }
