@@ -15,9 +15,13 @@ struct ManagerObject: Sendable {
         let engine = self.engine
         switch call.member {
         case "CreateContext":
-            let options = try ContextOptionsDecoder.decode(try arguments.vardict())
+            let request = try ContextOptionsDecoder.decode(try arguments.vardict())
             return directory.respond(to: call) { bus in
-                let id = try await engine.createContext(for: bus.caller, options: options)
+                // The engine asks about User and a true Unlock itself; `Unlock: false` is refused alike.
+                if request.namesUnlock && !request.options.isUnlockContext {
+                    try await engine.authorize(.actForOtherUsers, caller: bus.caller)
+                }
+                let id = try await engine.createContext(for: bus.caller, options: request.options)
                 return [.objectPath(BusContract.contextPath(id.rawValue))]
             }
         case "GetUserState":
@@ -119,10 +123,16 @@ struct ManagerObject: Sendable {
 }
 
 /// Reads `CreateContext`'s `a{sv}` options; unknown keys and wrong types are InvalidArgs.
-/// Whether the caller may use `User` and `Unlock` is the engine's question.
 enum ContextOptionsDecoder {
-    static func decode(_ entries: [String: DBusValue]) throws(DBusError) -> ContextOptions {
+    struct Request: Sendable {
         var options = ContextOptions()
+        /// `Unlock` was given, whatever its value: like `User`, it needs
+        /// ``PrivilegedAction/actForOtherUsers``.
+        var namesUnlock = false
+    }
+
+    static func decode(_ entries: [String: DBusValue]) throws(DBusError) -> Request {
+        var request = Request()
         for (key, value) in entries {
             func wrongType(_ expected: String) -> DBusError {
                 .invalidArgs("Option \(key) must be of type \(expected), not \(value.signature).")
@@ -130,26 +140,27 @@ enum ContextOptionsDecoder {
             switch key {
             case "LocalizedFallbackTitle":
                 guard let title = value.string else { throw wrongType("s") }
-                options.localizedFallbackTitle = title
+                request.options.localizedFallbackTitle = title
             case "LocalizedCancelTitle":
                 guard let title = value.string else { throw wrongType("s") }
-                options.localizedCancelTitle = title
+                request.options.localizedCancelTitle = title
             case "InteractionNotAllowed":
                 guard let flag = value.bool else { throw wrongType("b") }
-                options.interactionNotAllowed = flag
+                request.options.interactionNotAllowed = flag
             case "AllowableReuseDuration":
                 guard let seconds = value.double else { throw wrongType("d") }
-                do { try options.setAllowableReuseDuration(seconds) } catch { throw error.dbusError }
+                do { try request.options.setAllowableReuseDuration(seconds) } catch { throw error.dbusError }
             case "User":
                 guard let uid = value.uint32 else { throw wrongType("u") }
-                options.user = uid
+                request.options.user = uid
             case "Unlock":
                 guard let flag = value.bool else { throw wrongType("b") }
-                options.isUnlockContext = flag
+                request.options.isUnlockContext = flag
+                request.namesUnlock = true
             default:
                 throw .invalidArgs("Unknown option \"\(key)\"; known: LocalizedFallbackTitle, LocalizedCancelTitle, InteractionNotAllowed, AllowableReuseDuration, User, Unlock.")
             }
         }
-        return options
+        return request
     }
 }

@@ -31,6 +31,7 @@ attempt('ResetLockout', lambda: manager.ResetLockout(dbus.UInt32(0)))
 attempt('Touch', lambda: simulator.Touch('right-index-finger'))
 attempt('CreateContext-User', lambda: manager.CreateContext({'User': dbus.UInt32(0, variant_level=1)}))
 attempt('CreateContext-Unlock', lambda: manager.CreateContext({'Unlock': dbus.Boolean(True, variant_level=1)}))
+attempt('CreateContext-UnlockFalse', lambda: manager.CreateContext({'Unlock': dbus.Boolean(False, variant_level=1)}))
 """#
 
     enum Polkit: Sendable, CustomStringConvertible {
@@ -61,7 +62,7 @@ attempt('CreateContext-Unlock', lambda: manager.CreateContext({'Unlock': dbus.Bo
             guard parts.count == 2 else { continue }
             if parts[0] == "unique" { outcome.unique = parts[1] } else { outcome.results[parts[0]] = parts[1] }
         }
-        try #require(outcome.results.count == 4, "\(result.output)")
+        try #require(outcome.results.count == 5, "\(result.output)")
         return outcome
     }
 
