@@ -23,8 +23,9 @@ public struct EngineHarness: Sendable {
     public static let passcode = "4711-secret"
 
     /// - Parameter store: pass one to simulate a restart over the same state.
+    /// - Parameter authorizer: who besides root may do privileged actions; nil: root only.
     public init(configuration: Configuration = Configuration(), store: MemoryStateStore = MemoryStateStore(),
-                clock: FakeClock = FakeClock()) throws {
+                clock: FakeClock = FakeClock(), authorizer: (any Authorizer)? = nil) throws {
         self.configuration = configuration
         self.clock = clock
         self.store = store
@@ -41,7 +42,8 @@ public struct EngineHarness: Sendable {
         let environment = PolicyEngine.Environment(
             clock: clock, store: store,
             passcodeHasher: configuration.backends.contains("passcode") ? hasher : nil,
-            domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions)
+            domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions,
+            authorizer: authorizer)
         engine = try PolicyEngine(configuration: configuration, backends: backends, environment: environment)
     }
 

@@ -101,7 +101,7 @@ public actor PolicyEngine {
         switch action {
         case .resetLockout: "Only root may reset lockouts."
         case .actForOtherUsers: "Only root may create contexts for another user or unlock contexts."
-        case .useSimulator: "Only root may drive the simulator."
+        case .useSimulator: "Only root, the daemon's own user and members of simulator_group may drive the simulator."
         }
     }
 
