@@ -3,7 +3,8 @@ SWIFT       ?= swift
 CONFIG      ?= debug
 # Debian packages the build, the tests and the demo need.
 APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd binutils \
-               libpam0g-dev libpam-wrapper pamtester python3-pypamtest man-db groff-base
+               libpam0g-dev libpam-wrapper pamtester python3-pypamtest man-db groff-base \
+               python3-gi python3-dbusmock libxml2-utils
 # …and what `make deb` needs besides.
 DEB_PACKAGES = dpkg-dev debhelper lintian fakeroot
 

@@ -39,15 +39,33 @@ public struct DBusInterfaceDescription: Sendable, Hashable {
 
     public struct Property: Sendable, Hashable {
         public enum Access: String, Sendable { case read, readwrite }
+        /// What `org.freedesktop.DBus.Property.EmitsChangedSignal` promises: the value's
+        /// `PropertiesChanged` behaviour. Always written out, never left to the default.
+        public enum ChangeSignal: String, Sendable {
+            /// Every change is sent with its new value (`true`).
+            case emits = "true"
+            /// Every change is announced by name only; read the value again (`invalidates`).
+            case invalidates
+            /// Never changes while the object exists (`const`).
+            case const
+            /// Changes are not announced; read it when needed (`false`).
+            case never = "false"
+        }
         public let name: String
         public let type: String
         public let access: Access
-        public init(_ name: String, _ type: String, _ access: Access = .read) {
+        public let changeSignal: ChangeSignal
+        public init(_ name: String, _ type: String, _ access: Access = .read, changes changeSignal: ChangeSignal) {
             self.name = name
             self.type = type
             self.access = access
+            self.changeSignal = changeSignal
         }
     }
+
+    /// The annotation that states a property's ``Property/ChangeSignal``.
+    public static let emitsChangedSignal = "org.freedesktop.DBus.Property.EmitsChangedSignal"
+
 
     public let name: String
     public let methods: [Method]
@@ -90,7 +108,9 @@ public struct DBusInterfaceDescription: Sendable, Hashable {
             lines.append("    </signal>")
         }
         for property in properties {
-            lines.append("    <property name=\"\(property.name)\" type=\"\(property.type)\" access=\"\(property.access.rawValue)\"/>")
+            lines.append("    <property name=\"\(property.name)\" type=\"\(property.type)\" access=\"\(property.access.rawValue)\">")
+            lines.append("      <annotation name=\"\(Self.emitsChangedSignal)\" value=\"\(property.changeSignal.rawValue)\"/>")
+            lines.append("    </property>")
         }
         lines.append("  </interface>")
         return lines.joined(separator: "\n")

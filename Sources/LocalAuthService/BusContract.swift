@@ -27,7 +27,8 @@ public enum BusContract {
             M("SetRequireAttention", in: [A("enabled", "b"), A("passcode", "s", secret: true)]),
             M("ResetLockout", in: [A("uid", "u")]),
         ],
-        properties: [P("Version", "s"), P("Backends", "a(ssb)")])
+        signals: [DBusInterfaceDescription.Signal("UserStateChanged", [A("state", "a{sv}")])],
+        properties: [P("Version", "s", changes: .const), P("Backends", "a(ssb)", changes: .emits)])
 
     public static let context = DBusInterfaceDescription(
         name: LocalAuthBusNames.contextInterface,
@@ -41,13 +42,13 @@ public enum BusContract {
         ],
         signals: [DBusInterfaceDescription.Signal("Prompt", [A("kind", "s"), A("message", "s")])],
         properties: [
-            P("BiometryType", "u"),
-            P("LocalizedFallbackTitle", "s", .readwrite),
-            P("LocalizedCancelTitle", "s", .readwrite),
-            P("InteractionNotAllowed", "b", .readwrite),
-            P("AllowableReuseDuration", "d", .readwrite),
-            P("EvaluatedPolicyDomainState", "ay"),
-            P("State", "s"),
+            P("BiometryType", "u", changes: .emits),
+            P("LocalizedFallbackTitle", "s", .readwrite, changes: .emits),
+            P("LocalizedCancelTitle", "s", .readwrite, changes: .emits),
+            P("InteractionNotAllowed", "b", .readwrite, changes: .emits),
+            P("AllowableReuseDuration", "d", .readwrite, changes: .emits),
+            P("EvaluatedPolicyDomainState", "ay", changes: .emits),
+            P("State", "s", changes: .emits),
         ])
 
     public static let simulator = DBusInterfaceDescription(
@@ -61,7 +62,7 @@ public enum BusContract {
             M("PressFallback"),
             M("Reset"),
         ],
-        properties: [P("Pending", "u")])
+        properties: [P("Pending", "u", changes: .never)])
 
     static func contextPath(_ id: UInt64) -> String { "\(contextRoot)/\(id)" }
 

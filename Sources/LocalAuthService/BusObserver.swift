@@ -4,8 +4,10 @@ import LocalAuthDBus
 import Synchronization
 
 /// Turns the engine's announcements into bus traffic: `Prompt` and `PropertiesChanged` unicast to
-/// the context's owner (never broadcast), and a timer that wakes the engine at its next deadline.
-/// Called on the engine's actor; all state here is behind mutexes.
+/// the context's owner (never broadcast), `UserStateChanged` unicast to the connections of that
+/// user that read their state, `Backends` changes broadcast, and a timer that wakes the engine at
+/// its next deadline. Called on the engine's actor and the callers' queues; all state here is
+/// behind mutexes.
 final class BusObserver: EngineObserver {
     struct TimerSlot: @unchecked Sendable {
         var source: (any DispatchSourceTimer)?
@@ -19,6 +21,9 @@ final class BusObserver: EngineObserver {
     private let connection: DBusConnection
     private let clock: any WallClock
     private let published = Mutex<[ContextID: Published]>([:])
+    private let watchers = Mutex<UserStateWatchers>(UserStateWatchers())
+    /// The `Backends` value last announced; nil before the first.
+    private let backends = Mutex<DBusValue?>(nil)
     /// The deadline timer; DispatchSource objects are thread-safe, the mutex guards the slot.
     private let timer = Mutex<TimerSlot>(TimerSlot())
     private let engine = Mutex<PolicyEngine?>(nil)
@@ -61,6 +66,34 @@ final class BusObserver: EngineObserver {
     /// Forgets what was announced to a client that left.
     func forget(_ owner: ClientID) {
         published.withLock { $0 = $0.filter { $0.value.owner != owner } }
+        watchers.withLock { $0.remove(owner) }
+    }
+
+    /// From now on `client` is sent `UserStateChanged` whenever the state of `uid` (its own)
+    /// changes. Called before its `GetUserState` is answered, so no change falls between the two.
+    func watchUserState(_ client: ClientID, uid: UInt32) {
+        watchers.withLock { $0.add(client, uid: uid) }
+    }
+
+    func userStateChanged(_ uid: UInt32, _ state: UserState) {
+        let value = ManagerObject.encode(state)
+        let recipients = watchers.withLock { $0.recipients(of: uid, value) }
+        for client in recipients {
+            try? connection.emitSignal(path: BusContract.managerPath, interface: BusContract.manager.name,
+                                       member: "UserStateChanged", arguments: [value], destination: client.rawValue)
+        }
+    }
+
+    /// Broadcasts `PropertiesChanged` for the Manager's `Backends` when `value` differs from the
+    /// last announced. Everyone may read `Backends`, so everyone may see it change.
+    func backendsChanged(_ value: DBusValue) {
+        let changed = backends.withLock { last in
+            defer { last = value }
+            return last != value
+        }
+        guard changed else { return }
+        try? connection.emitPropertiesChanged(path: BusContract.managerPath, interface: BusContract.manager.name,
+                                              changed: ["Backends": value])
     }
 
     /// Arms a timer on Dispatch's monotonic clock, which setting the date does not move either.

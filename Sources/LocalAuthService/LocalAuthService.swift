@@ -65,7 +65,8 @@ public final class LocalAuthService: Sendable {
                 configuration: configuration, backends: backends,
                 environment: .init(clock: clock, store: store, passcodeHasher: hasher,
                                    domainStateHasher: try KeyedDomainStateHasher(installationSecret: secret),
-                                   audit: audit, observer: observer, sessions: LogindSessions()))
+                                   audit: audit, observer: observer, sessions: LogindSessions(),
+                                   authorizer: PolkitAuthorizer(connection: connection)))
         } catch {
             connection.close()
             throw StartError(exitStatus: 70, description: error.message)
@@ -73,10 +74,10 @@ public final class LocalAuthService: Sendable {
         observer.attach(engine)
 
         let directory = CallerDirectory(connection: connection, limits: RequestQueueLimits(configuration), log: log)
-        let manager = ManagerObject(engine: engine, directory: directory)
+        let manager = ManagerObject(engine: engine, directory: directory, observer: observer)
         let context = ContextObject(engine: engine, directory: directory)
         let simulator = SimulatorObject(engine: engine, directory: directory, queue: queue, fingerprint: fingerprint, face: face,
-                                        daemonUser: currentUserID(), simulatorGroup: simulatorGroup)
+                                        observer: observer, daemonUser: currentUserID(), simulatorGroup: simulatorGroup)
         do {
             try connection.register(path: BusContract.managerPath,
                                     introspectionXML: DBusInterfaceDescription.document([BusContract.manager], children: ["context", "simulator"]),

@@ -6,6 +6,7 @@ import LocalAuthDBus
 struct ManagerObject: Sendable {
     let engine: PolicyEngine
     let directory: CallerDirectory
+    let observer: BusObserver
 
     func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
         if let request = try DBusPropertyRequest(call) { return try properties(request, call) }
@@ -16,15 +17,18 @@ struct ManagerObject: Sendable {
         case "CreateContext":
             let request = try ContextOptionsDecoder.decode(try arguments.vardict())
             return directory.respond(to: call) { bus in
-                if request.isPrivileged && !bus.caller.isPrivileged {
-                    throw DBusError(.accessDenied, "Only root may use the User and Unlock options.")
+                // The engine asks about User and a true Unlock itself; `Unlock: false` is refused alike.
+                if request.namesUnlock && !request.options.isUnlockContext {
+                    try await engine.authorize(.actForOtherUsers, caller: bus.caller)
                 }
                 let id = try await engine.createContext(for: bus.caller, options: request.options)
                 return [.objectPath(BusContract.contextPath(id.rawValue))]
             }
         case "GetUserState":
+            let observer = self.observer
             return directory.respond(to: call) { bus in
-                [Self.encode(await engine.userState(of: bus.caller.uid))]
+                observer.watchUserState(bus.caller.client, uid: bus.caller.uid)
+                return [Self.encode(await engine.userState(of: bus.caller.uid))]
             }
         case "SetPasscode":
             let current = Passcode(try arguments.secret()), new = Passcode(try arguments.secret())
@@ -87,8 +91,14 @@ struct ManagerObject: Sendable {
     }
 
     private static func values(_ engine: PolicyEngine) async throws -> [String: DBusValue] {
-        let backends = await engine.backendStatus().map { DBusValue.structure([.string($0.id), .string($0.modality), .bool($0.available)]) }
-        return ["Version": .string(BusContract.version), "Backends": .array(elementSignature: "(ssb)", backends)]
+        ["Version": .string(BusContract.version), "Backends": await backends(engine)]
+    }
+
+    /// The `Backends` property now.
+    static func backends(_ engine: PolicyEngine) async -> DBusValue {
+        .array(elementSignature: "(ssb)", await engine.backendStatus().map {
+            .structure([.string($0.id), .string($0.modality), .bool($0.available)])
+        })
     }
 
     static func modality(_ name: String) throws(DBusError) -> BiometricModality {
@@ -116,8 +126,9 @@ struct ManagerObject: Sendable {
 enum ContextOptionsDecoder {
     struct Request: Sendable {
         var options = ContextOptions()
-        /// `User` or `Unlock` was given (root only, whatever the value).
-        var isPrivileged = false
+        /// `Unlock` was given, whatever its value: like `User`, it needs
+        /// ``PrivilegedAction/actForOtherUsers``.
+        var namesUnlock = false
     }
 
     static func decode(_ entries: [String: DBusValue]) throws(DBusError) -> Request {
@@ -142,11 +153,10 @@ enum ContextOptionsDecoder {
             case "User":
                 guard let uid = value.uint32 else { throw wrongType("u") }
                 request.options.user = uid
-                request.isPrivileged = true
             case "Unlock":
                 guard let flag = value.bool else { throw wrongType("b") }
                 request.options.isUnlockContext = flag
-                request.isPrivileged = true
+                request.namesUnlock = true
             default:
                 throw .invalidArgs("Unknown option \"\(key)\"; known: LocalizedFallbackTitle, LocalizedCancelTitle, InteractionNotAllowed, AllowableReuseDuration, User, Unlock.")
             }

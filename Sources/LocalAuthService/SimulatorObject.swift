@@ -3,16 +3,19 @@ import LocalAuthCore
 import LocalAuthDBus
 
 /// `/org/localauth/LocalAuthentication1/simulator`, interface `…Simulator`: drives the simulated
-/// sensors and the sheet's buttons. Allowed for root, the daemon's own user and members of `simulator_group`.
+/// sensors and the sheet's buttons. Allowed for root, the daemon's own user, members of
+/// `simulator_group`, and whoever polkit grants `org.localauth.LocalAuthentication1.simulator`.
 struct SimulatorObject: Sendable {
     let engine: PolicyEngine
     let directory: CallerDirectory
     let queue: SimulatorEventQueue
     let fingerprint: FingerprintSimulator?
     let face: FaceSimulator?
-    /// Besides root: the daemon's own uid.
+    /// Told when a sensor is connected or disconnected (`Backends` changes).
+    let observer: BusObserver
+    /// Allowed without asking polkit: the daemon's own uid (it could drive the daemon anyway).
     let daemonUser: UInt32
-    /// The gid of `simulator_group`, if one is configured.
+    /// The gid of `simulator_group`, if one is configured: its members are allowed without asking polkit.
     let simulatorGroup: UInt32?
 
     func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
@@ -37,13 +40,20 @@ struct SimulatorObject: Sendable {
             let modality = try ManagerObject.modality(try arguments.string())
             let connected = try arguments.bool()
             let (fingerprint, face) = (self.fingerprint, self.face)
+            let announce = announceBackends
             switch modality {
             case .fingerprint:
                 let sensor = try require(fingerprint, "fingerprint")
-                return allowed(call) { await sensor.setConnected(connected) }
+                return allowed(call) {
+                    await sensor.setConnected(connected)
+                    await announce()
+                }
             case .face:
                 let sensor = try require(face, "face")
-                return allowed(call) { await sensor.setConnected(connected) }
+                return allowed(call) {
+                    await sensor.setConnected(connected)
+                    await announce()
+                }
             }
         case "PressCancel":
             let engine = self.engine
@@ -53,10 +63,12 @@ struct SimulatorObject: Sendable {
             return allowed(call) { try await engine.press(.fallback) }
         case "Reset":
             let (queue, fingerprint, face) = (self.queue, self.fingerprint, self.face)
+            let announce = announceBackends
             return allowed(call) {
                 queue.clear()
                 await fingerprint?.setConnected(true)
                 await face?.setConnected(true)
+                await announce()
             }
         default:
             throw .unknownMember(call.member, of: BusContract.simulator)
@@ -81,6 +93,12 @@ struct SimulatorObject: Sendable {
         }
     }
 
+    /// Sends `PropertiesChanged` for `Backends` if a sensor's availability changed.
+    private var announceBackends: @Sendable () async -> Void {
+        let (engine, observer) = (self.engine, self.observer)
+        return { observer.backendsChanged(await ManagerObject.backends(engine)) }
+    }
+
     private func require<Sensor>(_ sensor: Sensor?, _ name: String) throws(DBusError) -> Sensor {
         guard let sensor else { throw .notSupported("The \(name) backend is not enabled; add it to `backends` in localauthd.conf.") }
         return sensor
@@ -94,11 +112,11 @@ struct SimulatorObject: Sendable {
     }
 
     private func allowedValues(_ call: DBusMethodCall, _ body: @escaping @Sendable () async throws -> [DBusValue]) -> DBusMethodReply {
-        let (daemonUser, group) = (self.daemonUser, simulatorGroup)
+        let (engine, daemonUser, group) = (self.engine, self.daemonUser, simulatorGroup)
         return directory.respond(to: call) { bus in
             let uid = bus.credentials.uid
-            guard uid == 0 || uid == daemonUser || group.map(bus.credentials.groups.contains) == true else {
-                throw DBusError(.accessDenied, "Only root, uid \(daemonUser) and members of the simulator group may drive the simulator.")
+            if uid != daemonUser && group.map(bus.credentials.groups.contains) != true {
+                try await engine.authorize(.useSimulator, caller: bus.caller)
             }
             return try await body()
         }

@@ -25,8 +25,10 @@ public struct EngineHarness: Sendable {
     /// - Parameters:
     ///   - store: pass one to simulate a restart over the same state.
     ///   - passcodeHasher: used instead of ``hasher`` (a ``GatedPasscodeHasher``, say).
+    ///   - authorizer: who besides root may do privileged actions; nil: root only.
     public init(configuration: Configuration = Configuration(), store: MemoryStateStore = MemoryStateStore(),
-                clock: FakeClock = FakeClock(), passcodeHasher: (any PasscodeHasher)? = nil) throws {
+                clock: FakeClock = FakeClock(), passcodeHasher: (any PasscodeHasher)? = nil,
+                authorizer: (any Authorizer)? = nil) throws {
         self.configuration = configuration
         self.clock = clock
         self.store = store
@@ -43,7 +45,8 @@ public struct EngineHarness: Sendable {
         let environment = PolicyEngine.Environment(
             clock: clock, store: store,
             passcodeHasher: configuration.backends.contains("passcode") ? passcodeHasher ?? hasher : nil,
-            domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions)
+            domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions,
+            authorizer: authorizer)
         engine = try PolicyEngine(configuration: configuration, backends: backends, environment: environment)
     }
 

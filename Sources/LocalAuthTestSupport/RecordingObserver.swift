@@ -1,7 +1,7 @@
 import LocalAuthCore
 import Synchronization
 
-/// Keeps every prompt, context change and deadline the engine announces.
+/// Keeps every prompt, context change, deadline and user state the engine announces.
 public final class RecordingObserver: EngineObserver {
     public struct PromptRecord: Sendable, Hashable {
         public let prompt: Prompt
@@ -13,6 +13,7 @@ public final class RecordingObserver: EngineObserver {
         var prompts: [PromptRecord] = []
         var changes: [ContextSnapshot] = []
         var deadlines: [BootTime?] = []
+        var userStates: [(uid: UInt32, state: UserState)] = []
     }
 
     private let log = Mutex(Log())
@@ -34,6 +35,13 @@ public final class RecordingObserver: EngineObserver {
 
     public func contextChanged(_ snapshot: ContextSnapshot) {
         log.withLock { $0.changes.append(snapshot) }
+    }
+
+    /// Every user state announced, oldest first.
+    public var userStates: [(uid: UInt32, state: UserState)] { log.withLock { $0.userStates } }
+
+    public func userStateChanged(_ uid: UInt32, _ state: UserState) {
+        log.withLock { $0.userStates.append((uid, state)) }
     }
 
     public func nextDeadlineChanged(_ deadline: BootTime?) {

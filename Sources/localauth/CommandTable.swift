@@ -132,13 +132,13 @@ enum CommandTable {
         CommandSpec(words: ["sim", "reset"], arguments: [], options: [],
                     summary: "Simulator: drop queued input and connect every sensor.", details: "", run: SimulatorCommands.reset),
         CommandSpec(words: ["monitor"], arguments: [], options: [
-            .value("--interval", "SECONDS", "how often to read your state (default 1, at least 0.05)"),
+            .value("--interval", "SECONDS", "ignored: monitor follows the daemon's signals (kept for old scripts)"),
             .value("--count", "N", "stop after N lines"),
         ], summary: "Follow your state live: one line per change (--json: JSON lines).", details: MonitorCommand.details,
                     run: MonitorCommand.run),
         CommandSpec(words: ["lockout", "reset"], arguments: [],
                     options: [.value("--uid", "N", "the user whose counters and locks are cleared", required: true)],
-                    summary: "Clear a user's failure counters, delays and locks (root only).", details: "", run: AccountCommands.resetLockout),
+                    summary: "Clear a user's failure counters, delays and locks (root, or polkit's reset-lockout action).", details: "", run: AccountCommands.resetLockout),
         CommandSpec(words: ["help"], arguments: ["[COMMAND]", "[SUBCOMMAND]"], options: [],
                     summary: "Show the help of localauth, of a command or of a group of commands (like --help).", details: "",
                     run: { invocation throws(CLIError) in

@@ -6,15 +6,17 @@ import LocalAuthDBus
 /// `monitor`: follows what the bus lets one client see.
 ///
 /// Prompts are unicast to the context's owner, so another client's prompts are invisible here by
-/// design. What it shows: the caller's user state (GetUserState) and the backends' availability,
-/// read every `--interval` seconds, one line per change; and localauthd starting or stopping
-/// (NameOwnerChanged). State and owner events run on the main actor.
+/// design. What it shows: the caller's user state and the backends' availability, read once and
+/// again whenever the daemon announces a change (`UserStateChanged`, sent only to connections of
+/// the caller's uid, and `PropertiesChanged` of `Backends`), one line per change; and localauthd
+/// starting or stopping (NameOwnerChanged). Nothing is polled. Wakes are handled on the main actor.
 @MainActor
 enum MonitorCommand {
     static let details = """
         Shows, one line each: your state when it starts, then every change of your enrollments,
-        passcode, require-attention setting, failure counters and lockouts (read with GetUserState every
-        --interval seconds), sensors becoming available or not, and localauthd starting or stopping.
+        passcode, require-attention setting, failure counters and lockouts (localauthd announces
+        them to your connections only), sensors becoming available or not, and localauthd starting
+        or stopping. Nothing is polled; --interval is accepted for old scripts and ignored.
         Prompts of evaluations (yours in other processes, or other users') are sent only to the process
         that evaluates, so monitor cannot show them. Ctrl-C stops it (exit status 0).
         JSON lines: {"event":"state","time":UNIX,"changed":[…],"user":{…},"backends":[…]},
@@ -27,9 +29,10 @@ enum MonitorCommand {
     }
 
     static func run(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let intervalText = invocation.value("--interval") ?? "1"
-        guard let interval = Double(intervalText), interval >= 0.05, interval <= 3600 else {
-            throw .usage("--interval needs a number of seconds from 0.05 to 3600, not “\(intervalText)”.")
+        if let intervalText = invocation.value("--interval") {
+            guard let interval = Double(intervalText), interval >= 0.05, interval <= 3600 else {
+                throw .usage("--interval needs a number of seconds from 0.05 to 3600, not “\(intervalText)”.")
+            }
         }
         var remaining = Int.max
         if let countText = invocation.value("--count") {
@@ -41,24 +44,32 @@ enum MonitorCommand {
         let output = invocation.output
 
         let (events, continuation) = AsyncStream<Wake>.makeStream()
+        let connection = client.connection
         _ = try await client.translate {
-            try await client.connection.watchNameOwners(DaemonClient.busName) { _ in continuation.yield(.daemon) }
+            try await connection.watchNameOwners(DaemonClient.busName) { _ in continuation.yield(.daemon) }
+        }
+        // Subscribed before the first read, so no change falls between the read and the subscription.
+        _ = try await client.translate {
+            try await connection.subscribe(DBusMatchRule(
+                sender: DaemonClient.busName, path: DaemonClient.managerPath, interface: DaemonClient.managerInterface,
+                member: "UserStateChanged")) { _ in continuation.yield(.changed) }
+        }
+        _ = try await client.translate {
+            try await connection.subscribe(DBusMatchRule(
+                sender: DaemonClient.busName, path: DaemonClient.managerPath, interface: "org.freedesktop.DBus.Properties",
+                member: "PropertiesChanged", arg0: DaemonClient.managerInterface)) { _ in continuation.yield(.changed) }
         }
         Interrupts.handler = { continuation.yield(.stop) }
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(Int64(interval * 1000)))
-                continuation.yield(.tick)
-            }
-        }
+        // A passcode delay ends without an announcement (PasscodeRetryAfter is a time): wake then.
+        var delayEnd: Task<Void, Never>?
         defer {
-            ticker.cancel()
+            delayEnd?.cancel()
             continuation.finish()
         }
 
         var previous: Snapshot?
         var running = true
-        continuation.yield(.tick)
+        continuation.yield(.changed)
         for await wake in events {
             guard wake != .stop, remaining > 0 else { break }
             let snapshot: Snapshot
@@ -72,6 +83,7 @@ enum MonitorCommand {
                     running = false
                     remaining -= 1
                     line(output, human: "localauthd is not running", json: [("event", "daemon"), ("running", false)])
+                    if remaining == 0 { break }
                 }
                 continue
             }
@@ -82,6 +94,12 @@ enum MonitorCommand {
                 if remaining == 0 { break }
             }
             guard snapshot != previous else { continue }
+            delayEnd?.cancel()
+            let wait = snapshot.state.passcodeWait
+            delayEnd = wait == 0 ? nil : Task {
+                try? await Task.sleep(for: .seconds(wait))
+                continuation.yield(.changed)
+            }
             let changed = describeChanges(from: previous, to: snapshot)
             previous = snapshot
             remaining -= 1
@@ -89,12 +107,14 @@ enum MonitorCommand {
                 ("event", "state"), ("changed", .array(changed.map { .string($0) })),
                 ("user", snapshot.state.json), ("backends", .array(snapshot.backends.map { .string($0) })),
             ])
+            if remaining == 0 { break }
         }
         return ExitStatus.success
     }
 
-    /// Why the loop wakes: the interval passed, localauthd's bus name changed hands, or Ctrl-C.
-    private enum Wake { case tick, daemon, stop }
+    /// Why the loop wakes: localauthd announced a change (or this is the first read), its bus
+    /// name changed hands, or Ctrl-C.
+    private enum Wake { case changed, daemon, stop }
 
     private static func line(_ output: Output, human: String, json fields: [(String, JSONValue)]) {
         var now = time(nil)

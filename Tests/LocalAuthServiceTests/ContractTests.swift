@@ -61,17 +61,19 @@ struct ContractTests {
         #expect(report.interfaces == [interface], "\(Self.relativeName(interface)) should hold exactly the interface \(interface), not \(report.interfaces)")
         #expect(report.undocumented.isEmpty,
                 "\(Self.relativeName(interface)): no org.gtk.GDBus.DocString annotation on \(report.undocumented.joined(separator: ", "))")
+        #expect(report.unannotated.isEmpty,
+                "\(Self.relativeName(interface)): no org.freedesktop.DBus.Property.EmitsChangedSignal annotation (true, invalidates, const or false) on \(report.unannotated.joined(separator: ", "))")
     }
 
     // MARK: Reading introspection data
 
-    /// One interface reduced to what the contract fixes; annotations are left out.
+    /// One interface reduced to what the contract fixes; of the annotations only EmitsChangedSignal.
     struct Interface: Decodable, Equatable {
         /// Method name → its arguments in order, each "name type direction".
         var methods: [String: [String]]
         /// Signal name → its arguments in order, each "name type".
         var signals: [String: [String]]
-        /// Property name → "type access".
+        /// Property name → "type access emits=VALUE" (VALUE: its EmitsChangedSignal annotation, or "unset").
         var properties: [String: String]
     }
 
@@ -85,6 +87,8 @@ struct ContractTests {
     struct DocReport: Decodable {
         var interfaces: [String]
         var undocumented: [String]
+        /// Properties without a valid EmitsChangedSignal annotation.
+        var unannotated: [String]
     }
 
     /// What `gdbus introspect --xml` reports for `path`, reduced to the canonical form.
@@ -136,6 +140,11 @@ struct ContractTests {
         import xml.etree.ElementTree as ET
 
         DOC = "org.gtk.GDBus.DocString"
+        EMITS = "org.freedesktop.DBus.Property.EmitsChangedSignal"
+
+        def emits(element):
+            values = [a.get("value") for a in element.findall("annotation") if a.get("name") == EMITS]
+            return values[0] if len(values) == 1 else "unset"
 
         def arguments(element, direction):
             result = []
@@ -156,7 +165,7 @@ struct ContractTests {
                 for tag, kind, value in (
                     ("method", "methods", lambda e: arguments(e, "in")),
                     ("signal", "signals", lambda e: arguments(e, None)),
-                    ("property", "properties", lambda e: e.get("type", "<untyped>") + " " + e.get("access", "<no access>")),
+                    ("property", "properties", lambda e: e.get("type", "<untyped>") + " " + e.get("access", "<no access>") + " emits=" + emits(e)),
                 ):
                     for element in interface.findall(tag):
                         member = element.get("name")
@@ -187,6 +196,10 @@ struct ContractTests {
                                 missing.append(member + " arg " + arg.get("name", "<unnamed>"))
             return missing
 
+        def unannotated(root):
+            return ["property " + p.get("name", "<unnamed>") for i in root.findall("interface") for p in i.findall("property")
+                    if emits(p) not in ("true", "invalidates", "const", "false")]
+
         mode, path = sys.argv[1], sys.argv[2]
         try:
             root = ET.parse(path).getroot()
@@ -200,7 +213,7 @@ struct ContractTests {
             print(json.dumps(canonical(root), sort_keys=True))
         elif mode == "docs":
             names = [i.get("name") for i in root.findall("interface")]
-            print(json.dumps({"interfaces": names, "undocumented": undocumented(root)}))
+            print(json.dumps({"interfaces": names, "undocumented": undocumented(root), "unannotated": unannotated(root)}))
         else:
             print("unknown mode " + mode)
             sys.exit(2)

@@ -22,7 +22,8 @@ public struct Configuration: Sendable, Hashable {
     public var sensorTurnLength: Double = 10
     /// Seconds a simulator event waits in the queue for an evaluation to read it.
     public var simulatorEventTTL: Double = 10
-    /// Unix group whose members may drive the simulators (besides root and the daemon's own user).
+    /// Unix group whose members may drive the simulators without asking polkit (besides root and
+    /// the daemon's own user, who always may).
     public var simulatorGroup = ""
     /// Live contexts one client may hold.
     public var maxContextsPerClient = 32

@@ -30,6 +30,7 @@ public struct Caller: Hashable, Sendable {
         self.pid = pid
     }
 
-    /// Root may act for other users and create unlock contexts.
+    /// Root: passes every ``PolicyEngine/authorize(_:caller:)`` without asking, and may use the
+    /// contexts kept for logins and sudo (``Configuration/rootReservedContexts``).
     public var isPrivileged: Bool { uid == 0 }
 }

@@ -182,11 +182,10 @@ extension PolicyEngine {
 
     /// Administrator reset: clears every counter and lock of `uid`. A profile that could not be
     /// read is moved aside (kept for inspection) and the user starts afresh.
-    public func resetLockout(user uid: UInt32, caller: Caller) throws(LocalAuthError) {
+    /// Needs ``PrivilegedAction/resetLockout``.
+    public func resetLockout(user uid: UInt32, caller: Caller) async throws(LocalAuthError) {
         remember(caller)
-        guard caller.isPrivileged else {
-            throw LocalAuthError(.accessDenied, "Only root may reset lockouts.")
-        }
+        try await authorize(.resetLockout, caller: caller)
         var record = userRecord(uid)
         if record.profileDamaged {
             do { try environment.store.quarantineProfile(user: uid) } catch {
@@ -206,12 +205,25 @@ extension PolicyEngine {
     }
 
     public func userState(of uid: UInt32) -> UserState {
-        let user = userRecord(uid)
+        userState(of: userRecord(uid))
+    }
+
+    private func userState(of user: UserRecord) -> UserState {
         let retryAfter = user.ledger.retryAfter(at: environment.clock.reading())
         return UserState(passcodeSet: user.profile.hasPasscode, enrollments: user.profile.enrollments,
                          biometryFailures: user.ledger.biometryFailures, biometryLockedOut: user.ledger.biometryLockedOut,
                          passcodeFailures: user.ledger.passcodeFailures, passcodeRetryAfter: retryAfter,
                          passcodeLockedOut: user.ledger.passcodeLockedOut, requireAttention: user.profile.requireAttention)
+    }
+
+    /// Tells the observer about every user whose record differs from `old`; loading a record
+    /// (none in `old`) changes nobody's state.
+    func announceUserChanges(from old: [UInt32: UserRecord]) {
+        guard let observer = environment.observer else { return }
+        for (uid, record) in users {
+            guard let before = old[uid], before != record else { continue }
+            observer.userStateChanged(uid, userState(of: record))
+        }
     }
 
     // MARK: Loading and saving

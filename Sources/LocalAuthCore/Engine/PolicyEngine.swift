@@ -16,10 +16,12 @@ public actor PolicyEngine {
         public var observer: (any EngineObserver)?
         /// nil when there is no session information: every client then has the standing `unknown`.
         public var sessions: (any SessionDirectory)?
+        /// Who besides root may do privileged actions; nil: root only.
+        public var authorizer: (any Authorizer)?
 
         public init(clock: any WallClock, store: any StateStore, passcodeHasher: (any PasscodeHasher)?,
                     domainStateHasher: any DomainStateHasher, audit: any AuditSink, observer: (any EngineObserver)? = nil,
-                    sessions: (any SessionDirectory)? = nil) {
+                    sessions: (any SessionDirectory)? = nil, authorizer: (any Authorizer)? = nil) {
             self.clock = clock
             self.store = store
             self.passcodeHasher = passcodeHasher
@@ -27,6 +29,7 @@ public actor PolicyEngine {
             self.audit = audit
             self.observer = observer
             self.sessions = sessions
+            self.authorizer = authorizer
         }
     }
 
@@ -48,7 +51,10 @@ public actor PolicyEngine {
     /// Invalidated contexts: owner by id, and per client in invalidation order (oldest first).
     var invalidatedOwners: [ContextID: ClientID] = [:]
     var invalidatedByClient: [ClientID: [ContextID]] = [:]
-    var users: [UInt32: UserRecord] = [:]
+    /// Every change is announced to the observer (``EngineObserver/userStateChanged(_:_:)``).
+    var users: [UInt32: UserRecord] = [:] {
+        didSet { announceUserChanges(from: oldValue) }
+    }
     var lastContextNumber: UInt64 = 0
     var lastSerial: UInt64 = 0
     /// Per sensor: the contexts whose evaluation wants it, and which of them holds it.
@@ -82,11 +88,30 @@ public actor PolicyEngine {
 
     // MARK: Contexts
 
-    public func createContext(for caller: Caller, options: ContextOptions) throws(LocalAuthError) -> ContextID {
+    /// The ``PrivilegedAction`` stage every privileged operation passes: root always, anyone else
+    /// when the authorizer says so, nobody else without one. Runs off the actor: asking may take
+    /// a round trip, and it reads no engine state.
+    public nonisolated func authorize(_ action: PrivilegedAction, caller: Caller) async throws(LocalAuthError) {
+        guard !caller.isPrivileged else { return }
+        guard let authorizer = environment.authorizer else {
+            throw LocalAuthError(.accessDenied, Self.rootOnly(action))
+        }
+        try await authorizer.authorize(action, caller: caller)
+    }
+
+    /// Why `action` was refused when only root may do it.
+    public static func rootOnly(_ action: PrivilegedAction) -> String {
+        switch action {
+        case .resetLockout: "Only root may reset lockouts."
+        case .actForOtherUsers: "Only root may create contexts for another user or unlock contexts."
+        case .useSimulator: "Only root, the daemon's own user and members of simulator_group may drive the simulator."
+        }
+    }
+
+    /// Options `User` and `Unlock` need ``PrivilegedAction/actForOtherUsers``.
+    public func createContext(for caller: Caller, options: ContextOptions) async throws(LocalAuthError) -> ContextID {
         if options.user != nil || options.isUnlockContext {
-            guard caller.isPrivileged else {
-                throw LocalAuthError(.accessDenied, "Only root may create contexts for another user or unlock contexts.")
-            }
+            try await authorize(.actForOtherUsers, caller: caller)
         }
         try ContextOptions.validateText(options.localizedFallbackTitle, name: "fallback title", allowEmpty: true)
         try ContextOptions.validateText(options.localizedCancelTitle, name: "cancel title", allowEmpty: false)

@@ -1,5 +1,5 @@
 /// A user's state as the engine caches it.
-struct UserRecord: Sendable {
+struct UserRecord: Sendable, Hashable {
     var profile: UserProfile
     var ledger: UserLedger
     /// The stored profile could not be read: every check fails closed until an administrator reset.

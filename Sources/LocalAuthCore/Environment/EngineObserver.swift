@@ -10,4 +10,7 @@ public protocol EngineObserver: Sendable {
     /// clock that setting the date does not move, never by comparing with the wall clock.
     /// Also repeated after each ``PolicyEngine/handleDeadlines()``: the timer that called it is spent.
     func nextDeadlineChanged(_ deadline: BootTime?)
+    /// A user's record changed (a counter, a lock, the passcode, an enrollment, a setting, or it
+    /// was loaded). `state` may equal what was announced before; observers compare.
+    func userStateChanged(_ uid: UInt32, _ state: UserState)
 }

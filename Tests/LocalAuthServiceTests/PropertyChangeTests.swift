@@ -1,0 +1,135 @@
+import Foundation
+import Synchronization
+import LocalAuthDBus
+import LocalAuthTestSupport
+import Testing
+
+/// A client written from the XML alone — a `Gio.DBusProxy` on the Manager — sees every change the
+/// contract promises: `Backends` (EmitsChangedSignal true) when a sensor goes away and comes back,
+/// and `UserStateChanged` for each change of its own user's state; another user hears none of it.
+@Suite("Property and user-state changes reach a Gio proxy", .timeLimit(.minutes(2)))
+struct PropertyChangeTests {
+    typealias D = DaemonUnderTest
+
+    /// argv[1]: the bus. Prints `ready <backends>`, then `backends <cached Backends>` for every
+    /// PropertiesChanged and `state <keys>` for every UserStateChanged. A line `passcode` on stdin
+    /// sets its own passcode; end of input quits.
+    static let watcher = #"""
+import sys
+from gi.repository import Gio, GLib
+N, M = 'org.localauth.LocalAuthentication1', '/org/localauth/LocalAuthentication1'
+flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+connection = Gio.DBusConnection.new_for_address_sync(sys.argv[1], flags, None, None)
+proxy = Gio.DBusProxy.new_sync(connection, Gio.DBusProxyFlags.NONE, None, N, M, N + '.Manager', None)
+def say(*words):
+    print(*words, flush=True)
+def backends():
+    return ','.join('%s=%s' % (b[0], b[2]) for b in proxy.get_cached_property('Backends').unpack())
+def state(s):
+    return ' '.join('%s=%s' % (k, s[k]) for k in ('PasscodeSet', 'Enrollments', 'BiometryFailures', 'BiometryLockedOut',
+                                                    'PasscodeFailures', 'PasscodeLockedOut', 'RequireAttention'))
+proxy.connect('g-properties-changed', lambda p, changed, invalidated: say('backends', backends()))
+proxy.connect('g-signal', lambda p, sender, name, args: say('state', state(args.unpack()[0])) if name == 'UserStateChanged' else None)
+proxy.call_sync('GetUserState', None, Gio.DBusCallFlags.NONE, -1, None)
+loop = GLib.MainLoop()
+def command(channel, condition):
+    line = sys.stdin.readline()
+    if not line:
+        loop.quit()
+        return False
+    if line.strip() == 'passcode':
+        proxy.call_sync('SetPasscode', GLib.Variant('(ss)', ('', 'nobody-secret')), Gio.DBusCallFlags.NONE, -1, None)
+    return True
+GLib.io_add_watch(sys.stdin.fileno(), GLib.IO_IN | GLib.IO_HUP, command)
+say('ready', backends())
+loop.run()
+"""#
+
+    /// The watcher, running as root or as uid 65534, with its output lines in an inbox.
+    final class Watcher: Sendable {
+        let process = Process()
+        let input = Pipe()
+        let lines = Inbox<String>()
+
+        init(_ bus: PrivateBus, asNobody: Bool) throws {
+            let command = ["/usr/bin/python3", "-c", PropertyChangeTests.watcher, bus.address]
+            process.executableURL = URL(fileURLWithPath: asNobody ? "/usr/bin/setpriv" : command[0])
+            process.arguments = asNobody ? ["--reuid=65534", "--regid=65534", "--clear-groups"] + command : Array(command.dropFirst())
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            process.standardInput = input
+            let (lines, partial) = (self.lines, Partial())
+            output.fileHandleForReading.readabilityHandler = { handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                let complete = partial.text.withLock { partial -> [String] in
+                    partial += text
+                    var parts = partial.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                    partial = parts.removeLast()
+                    return parts
+                }
+                for line in complete { lines.put(line) }
+            }
+            try process.run()
+        }
+
+        /// The next line, which must start with `word`.
+        func next(_ word: String) async throws -> String {
+            let line = try await lines.next(within: .seconds(15))
+            try #require(line == word || line.hasPrefix(word + " "), "expected a \(word) line, got: \(line) (all: \(lines.received))")
+            return line
+        }
+
+        /// Output after the last newline: reads do not end at line ends.
+        final class Partial: Sendable { let text = Mutex("") }
+
+        func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+
+        deinit { ChildProcess.kill(process) }
+    }
+
+    /// Reads the watcher's `word` lines until one contains `text`. A passcode check counts a
+    /// failure before it verifies (so a crash cannot hide a guess), so one call may announce a
+    /// state in between; every announcement is a state the user really had.
+    static func expectEventually(_ watcher: Watcher, _ word: String, containing text: String, after step: String) async throws {
+        var seen: [String] = []
+        defer { if !seen.contains(where: { $0.contains(text) }) { Issue.record("after \(step): no \(word) line with \(text); saw \(seen)") } }
+        while true {
+            let line = try await watcher.next(word)
+            seen.append(line)
+            if line.contains(text) { return }
+        }
+    }
+
+    @Test func aGioProxySeesEveryBackendsChangeAndEveryChangeOfItsUsersState() async throws {
+        try await withDaemon(allowingEveryUser: true) { _, bus in
+            let client = try await Client(bus)
+            // Every state of root from now on names this finger; uid 65534 must hear none of them.
+            try await client.setUp(passcode: "4711-secret", fingers: ["right-index-finger"])
+            let root = try Watcher(bus, asNobody: false)
+            try await Self.expectEventually(root, "ready", containing: "fingerprint=True", after: "start")
+            let stranger = try Watcher(bus, asNobody: true)
+            try await Self.expectEventually(stranger, "ready", containing: "fingerprint=True", after: "start as uid 65534")
+
+            try await client.simulator("SetConnected", [.string("fingerprint"), .bool(false)])
+            try await Self.expectEventually(root, "backends", containing: "fingerprint=False", after: "SetConnected false")
+            try await client.simulator("SetConnected", [.string("fingerprint"), .bool(true)])
+            try await Self.expectEventually(root, "backends", containing: "fingerprint=True", after: "SetConnected true")
+
+            _ = try await client.manager("Enroll", [.string("fingerprint"), .string("left-thumb"), .string("4711-secret")])
+            try await Self.expectEventually(root, "state", containing: "left-thumb", after: "Enroll")
+            _ = await errorName { _ = try await client.manager("SetPasscode", [.string("wrong-guess"), .string("new-secret")]) }
+            try await Self.expectEventually(root, "state", containing: "PasscodeFailures=1", after: "a wrong passcode")
+            _ = try await client.manager("ResetLockout", [.uint32(0)])
+            try await Self.expectEventually(root, "state", containing: "PasscodeFailures=0", after: "ResetLockout")
+            _ = try await client.manager("SetRequireAttention", [.bool(false), .string("4711-secret")])
+            try await Self.expectEventually(root, "state", containing: "RequireAttention=False", after: "SetRequireAttention")
+
+            // Everything above reached uid 65534's connection (if at all) before its own change does.
+            stranger.send("passcode")
+            while try await !stranger.lines.next(within: .seconds(15)).contains("PasscodeSet=True") {}
+            let heard = stranger.lines.received.filter { $0.hasPrefix("state ") }
+            #expect(!heard.isEmpty && heard.allSatisfy { !$0.contains("right-index-finger") }, "uid 65534 heard root's user state: \(heard)")
+        }
+    }
+}
