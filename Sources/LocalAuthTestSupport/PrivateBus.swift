@@ -107,7 +107,7 @@ public final class Inbox<Element: Sendable>: Sendable {
     /// Everything put so far, awaited or not.
     public var received: [Element] { log.withLock { $0 } }
 
-    public func next(within timeout: Duration = .seconds(5)) async throws -> Element {
+    public func next(within timeout: Duration = .seconds(15)) async throws -> Element {
         let stream = stream
         let result = await withTaskGroup(of: Element?.self) { group in
             group.addTask {
