@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # localauthd — set-up, build, test and demo on Debian 12 (run as root on a fresh machine).
 SWIFT       ?= swift
 CONFIG      ?= debug

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The floor for `make bench`: the smallest service libdbus allows. It owns
  * org.localauth.BenchEcho on the bus given as argv[1] and answers every method call on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * pam_localauth: PAM authentication through localauthd (Touch ID / Face ID style policies).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks what an administrator gets, file by file:
 #   --destdir  `make install PREFIX=/usr DESTDIR=tmp` (then reinstall over an edited configuration
 #              and `make uninstall`);

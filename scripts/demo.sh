@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make demo: a walkthrough of localauth, the command-line client of localauthd, that a new user can
 # copy. It runs on a private bus with a temporary state directory, so it touches nothing of the
 # machine; on a real system drop the --address option (localauth talks to the system bus).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// The figures of one `make bench` run: printed as a table, written as JSON and spliced into

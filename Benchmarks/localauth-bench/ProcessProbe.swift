@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// What `/proc` says about one running process: resident memory and CPU time consumed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Repeated measurements of one quantity; the median is what gets reported, since this machine is
 /// noisy and the median ignores the odd slow run.
 struct Sample: Sendable {

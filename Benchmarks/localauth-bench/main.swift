@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `make bench`: the release localauthd on a private bus, measured against Peer.Ping to itself and a
 // C libdbus echo service (the floor), for latency, throughput, evaluation cycles, memory and start-up.
 //

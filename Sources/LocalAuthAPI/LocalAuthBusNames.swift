@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The names of localauthd's D-Bus API v1 (`dbus/*.xml`), shared by the daemon and every client
 /// in this repository so that none of them spells them out on its own.
 public enum LocalAuthBusNames {

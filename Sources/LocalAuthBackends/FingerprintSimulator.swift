@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import LocalAuthCore
 
 /// A scripted fingerprint sensor: presenting an enrolled finger matches, any other finger does

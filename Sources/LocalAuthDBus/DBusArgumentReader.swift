@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads a method call's arguments in order, throwing `InvalidArgs` for a missing argument, a
 /// value of the wrong type, or left-over arguments, so a handler can just `try` and let the
 /// error become the reply.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Calls to the bus driver (`org.freedesktop.DBus`): names, credentials, name owners.
 extension DBusConnection {
     /// How `requestName` behaves when the name is taken (`RequestName` flags).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Client side: method calls.
 extension DBusConnection {
     /// Calls a method and returns the reply's arguments.

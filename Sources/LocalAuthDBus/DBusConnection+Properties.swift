@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Client side: reading and writing another object's properties.
 extension DBusConnection {
     /// `org.freedesktop.DBus.Properties.Get`, the variant unwrapped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Dispatch
 
 /// Overwriting what libdbus keeps of a received secret in its receive buffer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What the bus knows about a connection's process (`GetConnectionCredentials`).
 public struct DBusCredentials: Sendable, Hashable {
     public let uid: UInt32

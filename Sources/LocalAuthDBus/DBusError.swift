@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An error in D-Bus terms: an error name and a human-readable message.
 ///
 /// Every failure of this module is a `DBusError`, whether it came from the other side of the bus

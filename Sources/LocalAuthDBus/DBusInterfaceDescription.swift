@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An interface as introspection describes it: what `Introspect` returns is generated from these
 /// declarations, so the served contract and the handlers' tables come from one place.
 public struct DBusInterfaceDescription: Sendable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A match rule for signals: every field that is set must match.
 ///
 /// The bus uses the rule to route broadcast signals to this connection; the connection applies

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CDBus
 
 /// Writing and reading a message's arguments as `DBusValue`s.

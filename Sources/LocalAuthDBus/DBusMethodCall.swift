@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An incoming method call, decoded, as a registered object's handler sees it.
 public struct DBusMethodCall: Sendable {
     public let path: String

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A change of a bus name's owner (`NameOwnerChanged`).
 public struct DBusNameOwnerChange: Sendable, Hashable {
     public let name: String

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A call to `org.freedesktop.DBus.Properties`, decoded for a service that serves properties.
 public enum DBusPropertyRequest: Sendable, Hashable {
     case get(interface: String, name: String)

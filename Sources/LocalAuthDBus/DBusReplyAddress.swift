@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where the reply to a received method call goes: the call's serial and its sender.
 ///
 /// A pending reply keeps this instead of the call message, so the call's bytes go back to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A received signal.
 public struct DBusSignal: Sendable {
     public let path: String

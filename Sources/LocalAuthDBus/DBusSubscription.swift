@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A signal subscription; pass it to `DBusConnection.unsubscribe(_:)` to end it.
 public struct DBusSubscription: Sendable, Hashable {
     let id: UInt64

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CDBus
 
 /// Checks for every string libdbus would abort on.

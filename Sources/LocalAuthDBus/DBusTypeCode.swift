@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// D-Bus type codes. libdbus defines them as macros (`DBUS_TYPE_STRING` is `((int) 's')`), which
 /// do not import into Swift.
 enum DBusTypeCode {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One D-Bus value of any type, as read from or written to a message.
 ///
 /// Containers carry the signature of their elements so that empty arrays and dictionaries can be

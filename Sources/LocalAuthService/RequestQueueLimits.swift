@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import LocalAuthCore
 
 /// How much unfinished work one client connection, and one uid over all its connections, may

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A secret a test looks for in a process's memory, held masked: the scanning process never holds

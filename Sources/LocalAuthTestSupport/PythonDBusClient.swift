@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The start of every python3-dbus test script: a connection to the bus named by `sys.argv[1]`,
 /// `N` (the bus name), `M` (the manager path), and `attempt(name, call)`, which prints
 /// `name allowed` or `name <D-Bus error name>` so a test can check each line.

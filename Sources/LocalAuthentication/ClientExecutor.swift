@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Dispatch
 
 /// Runs all of this module's asynchronous work on its own dispatch queue rather than Swift's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The biometric hardware an `LAContext` would use, with Apple's raw values.
 public enum LABiometryType: Int, Sendable, Hashable, CaseIterable {
     case none = 0

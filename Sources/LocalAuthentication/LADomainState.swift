@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Apple's `LAContext.domainState` (iOS 18, macOS 15): what the context knows of the user's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Lets `as?`, `as!` and `catch … as LAError` turn an `NSError` of the domain

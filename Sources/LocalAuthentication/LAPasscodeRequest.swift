@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// localauthd asks for the passcode during a `deviceOwnerAuthentication` evaluation; passed to
 /// `LAContext.passcodeProvider`.
 public struct LAPasscodeRequest: Sendable, Hashable {

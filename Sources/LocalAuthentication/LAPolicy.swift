@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What an evaluation must establish, with Apple's names and raw values.
 ///
 /// As in Apple's framework, `deviceOwnerAuthenticationWithWatch` and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a running evaluation wants the user to see, from localauthd's `Prompt` signal. Apple shows
 /// this in system UI; on Linux the app shows it (see `LAContext.prompts`).
 public struct LAPrompt: Sendable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// A one-way gate: `wait` returns once `open` was called, or after its bound.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import LocalAuthAPI
 
 /// localauthd's D-Bus API v1 names as this client uses them (see `dbus/*.xml`).

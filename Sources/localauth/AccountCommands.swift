@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import LocalAuthDBus
 
 /// Commands that change the caller's passcode, enrollments and settings, and the administrator's reset.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import LocalAuthDBus
 
 /// Why a command did not succeed; each case has one exit status and a message a person can act on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import LocalAuthDBus
 
 /// One option of a command: a flag, or an option with a value (`--reason TEXT`, `--reason=TEXT`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The bash completion script for `localauth`, generated from `CommandTable` so it cannot miss a
 /// command, an option or a choice (`localauth completion bash`; `make completion` writes it to
 /// completion/localauth.bash, which the package installs).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Exit statuses other than the LAErrors' (see `LAErrorName.exitStatus`); sysexits values where one fits.
 enum ExitStatus {
     static let success: Int32 = 0

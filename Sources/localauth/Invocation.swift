@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A parsed command line for one command: its options, arguments and the global options.
 struct Invocation: Sendable {
     let command: CommandSpec

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A JSON value with ordered object keys, so `--json` output is byte-for-byte stable.
 enum JSONValue: Sendable, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral {
     case bool(Bool)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import LocalAuthAPI
 
 /// The LAErrors the daemon replies with, each with its fixed exit status and the message a person

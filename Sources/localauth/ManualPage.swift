@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The localauth(1) manual page in roff, generated from `CommandTable` (`localauth --help-man`;
 /// `make man` writes it to man/localauth.1, and a test fails when that file is stale).
 @MainActor

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads the passcodes a command needs: from the terminal without echo, or with `--stdin` one per line.
 @MainActor
 enum PasscodeInput {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import LocalAuthDBus
 
 /// `sim …`: the simulator's "Matching Touch / Non-matching Face" menu as commands (root, localauthd's

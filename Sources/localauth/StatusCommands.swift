@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import LocalAuthDBus
 
 /// `status`, `can-evaluate` and `enrollments`: read-only commands that count nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Help text laid out for an 80-column terminal: words wrapped, a term and its description side by side.
 enum TextLayout {
     static let width = 80

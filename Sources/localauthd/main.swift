@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // localauthd: wiring only — options, configuration, logging, signals, systemd notification, the service.
 import Dispatch
 import LocalAuthCore

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The bus fuzzer, a python3-dbus script (`python3 -c BusFuzzer.script ADDRESS SEED COUNT`):
 /// python3-dbus's low-level messages carry any signature, so it sends what well-behaved clients
 /// refuse to: wrong and missing arguments, truncated, empty and huge strings, deep variants,

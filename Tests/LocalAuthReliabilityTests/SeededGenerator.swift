@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// SplitMix64: a small, seedable generator, so a failing run can be replayed from its seed.
 struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Sizes and seeds of the reliability suite: small in `make test`, big in `make stress`

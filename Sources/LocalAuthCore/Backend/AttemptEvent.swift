@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a biometric sensor reports during an evaluation.
 public enum AttemptEvent: Sendable, Hashable {
     /// An enrolled template matched.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A biometric sensor plugged into the engine: the one seam a new sensor type implements.
 ///
 /// The engine arms the sensor for at most one evaluation at a time and disarms it when that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Computes `evaluatedPolicyDomainState`: 32 bytes that change whenever a user's biometric
 /// enrollments change, keyed with a per-installation secret so the value reveals nothing.
 public protocol DomainStateHasher: Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Turns passcodes into stored hashes and checks them. Slow by design (Argon2id), so both
 /// calls are async and must not run on the caller's executor.
 public protocol PasscodeHasher: Sendable {

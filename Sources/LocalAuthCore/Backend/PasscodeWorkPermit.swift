@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One admitted passcode operation of a user (a check, or a check and a new hash): it runs the
 /// operation's hasher calls through the ``PasscodeWorkScheduler``, one at a time, and ends the
 /// operation when it goes away. Not copyable, so an operation is counted exactly once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which passcode job (one Argon2id hash or verification) runs next, and how many passcode
 /// operations each user may have in progress.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// Fair, bounded access to the passcode hasher, which is slow and memory-hungry by design

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The daemon's settings, with the documented defaults. Read from `localauthd.conf` by
 /// ``ConfigurationParser``.
 public struct Configuration: Sendable, Hashable {

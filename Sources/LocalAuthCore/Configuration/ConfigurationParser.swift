@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A configuration problem, located as `FILE:LINE: message` so an administrator can fix it.
 public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     public let file: String

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A context's number: counts up from 1 and is never reused while the engine runs.
 public struct ContextID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let rawValue: UInt64

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The settable properties of a context, with Apple's defaults.
 public struct ContextOptions: Sendable, Hashable {
     public static let defaultFallbackTitle = "Enter Password"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The observable properties of a context at one moment.
 public struct ContextSnapshot: Sendable, Hashable {
     public var id: ContextID

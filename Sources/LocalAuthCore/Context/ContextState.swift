@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a context is doing, as the `State` property reports it.
 public enum ContextState: String, Sendable, Hashable, CaseIterable {
     /// No evaluation runs.

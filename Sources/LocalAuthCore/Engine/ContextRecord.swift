@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A live context as the engine keeps it.
 struct ContextRecord: Sendable {
     let id: ContextID

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a context's last successful evaluation established, kept until the context is invalidated.
 ///
 /// Apple's rule ("Logging a User into Your App with Face ID or Touch ID"): once an evaluation of an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Per-user state: loading and saving it, the passcode, enrollments, settings, administrator reset.
 ///
 /// Every operation that checks the passcode goes through ``checkPasscode(_:user:client:work:)``, so all

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Sensor arbitration and biometric attempts.
 ///
 /// Each sensor serves the evaluation its ``SensorArbiter`` chooses (foreground session first,

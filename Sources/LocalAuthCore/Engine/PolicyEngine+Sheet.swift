@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension PolicyEngine {
     /// The user presses `button` on the sheet in front: that of the running evaluation that started
     /// first (later ones wait behind it for the sensors). Refused with notEvaluating when no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The policy core: contexts, evaluations, the shared lockout ledger and sensor arbitration.
 ///
 /// An actor: it owns every piece of mutable state below, and nothing here touches D-Bus, files

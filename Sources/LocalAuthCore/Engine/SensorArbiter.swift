@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Who holds one sensor, among the evaluations that want it: a pure value, owned by the engine's
 /// actor, that the engine asks after every change and performs (arms the holder, disarms the rest).
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A user's state as the engine caches it.
 struct UserRecord: Sendable, Hashable {
     var profile: UserProfile

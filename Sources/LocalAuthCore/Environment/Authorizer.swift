@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Decides whether a caller other than root may do a ``PrivilegedAction``; the engine never asks
 /// it about root (uid 0 is always allowed). The daemon's answers come from polkit.
 public protocol Authorizer: Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An instant on one boot's monotonic clock: seconds since that boot, and which boot.
 ///
 /// Readings of different boots cannot be compared; the ledger treats a delay saved in another boot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// "Now" on both of the engine's clocks.
 public struct ClockReading: Sendable, Hashable {
     public var wall: UnixTime

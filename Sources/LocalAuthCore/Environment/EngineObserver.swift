@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Receives what the engine wants clients to see. Called on the engine's actor: implementations
 /// hand the work to their own queue and return at once.
 public protocol EngineObserver: Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An operation that only root may do unless the ``Authorizer`` grants it to the caller.
 public enum PrivilegedAction: String, Sendable, Hashable, CaseIterable {
     /// `ResetLockout`: clear another user's (or one's own) counters, delays and locks.

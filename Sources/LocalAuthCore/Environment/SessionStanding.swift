@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where a client sits relative to the person at the machine, as the login manager tells it.
 /// Decides which evaluation a sensor serves first (see ``SensorArbiter``); a smaller value goes first.
 public enum SessionStanding: Int, Sendable, Hashable, Comparable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where per-user state lives between runs. Saves are durable when they return (the engine
 /// reports an outcome only after the save that records it).
 public protocol StateStore: Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A wall-clock instant in seconds since 1970-01-01 UTC.
 ///
 /// Wall time, not monotonic time: lockout deadlines and the reuse window must survive restarts.

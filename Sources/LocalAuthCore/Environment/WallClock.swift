@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The source of "now" for every rule that involves time. Tests use a fake that they advance.
 public protocol WallClock: Sendable {
     func now() -> UnixTime

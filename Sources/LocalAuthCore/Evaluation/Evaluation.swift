@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One evaluation of a policy on one context: a pure state machine.
 ///
 /// It knows the per-evaluation rules (attempt limits, what each policy does when biometry ends,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A message for the owner of an evaluating context.
 public struct Prompt: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {

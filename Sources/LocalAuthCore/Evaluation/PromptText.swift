@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The sentences prompts show, built from a context's titles and the evaluation's reason.
 enum PromptText {
     static func listening(_ sensors: Set<BiometricModality>, reason: String, kind: LAPolicy.Kind, options: ContextOptions) -> Prompt {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A button of the authentication sheet the user sees during an evaluation. On Apple platforms the
 /// system draws the sheet; here a session agent will, and until then the simulator presses them.
 public enum SheetButton: String, Sendable, Hashable, CaseIterable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A running passcode delay, measured on the boot clock so that setting the date cannot shorten it.
 public struct PasscodeDelay: Codable, Sendable, Hashable {
     /// When the failure that started it was counted.

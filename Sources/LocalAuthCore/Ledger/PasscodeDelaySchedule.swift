@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Apple's escalating passcode delays: after the Nth consecutive wrong passcode the next try must
 /// wait `delays[N-1]` seconds (the last entry repeats), and at `maxFailures` the passcode is locked
 /// until an administrator resets it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One user's failure counts and locks, shared by every context of that user and persisted
 /// before any outcome that changed it is reported.
 public struct UserLedger: Codable, Sendable, Hashable {

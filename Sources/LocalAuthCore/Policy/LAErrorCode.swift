@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// LocalAuthentication's error codes, with Apple's raw values, plus one extension of ours.
 public enum LAErrorCode: Int, Sendable, CaseIterable, Hashable {
     case authenticationFailed = -1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The policies an app can evaluate, with Apple's raw values.
 ///
 /// No companion device (Apple Watch) exists on Linux: the companion and wrist-detection policies

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A kind of biometric sensor. One sensor of each kind exists at most.
 public enum BiometricModality: String, Sendable, Codable, CaseIterable, Hashable, Comparable {
     case fingerprint

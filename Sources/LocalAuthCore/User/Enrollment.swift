@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One enrolled finger or face appearance.
 public struct Enrollment: Codable, Sendable, Hashable {
     public var modality: BiometricModality
