@@ -65,7 +65,7 @@ UNINSTALL_HOOKS = uninstall-pam
 PAMDIR      ?= $(or $(patsubst %,%/security,$(call pkgvar,libdir,pam)),/lib/$(or $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null),x86_64-linux-gnu)/security)
 PAMCONFIGDIR ?= /usr/share/pam-configs
 PAM_MODULE   = .build/pam/pam_localauth.so
-PAM_CFLAGS   = -O2 -g -Wall -Wextra -Werror -fPIC $(shell pkg-config --cflags dbus-1 libsystemd pam)
+PAM_CFLAGS   = -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wall -Wextra -Werror -fPIC $(shell pkg-config --cflags dbus-1 libsystemd pam)
 # nodelete: libdbus keeps per-library caches that are lost if pam_end unloads it; stay loaded instead.
 PAM_LDFLAGS  = -shared -Wl,--version-script=pam/pam_localauth.map -Wl,-z,relro,-z,now,-z,nodelete -Wl,--no-undefined
 PAM_LIBS     = $(shell pkg-config --libs dbus-1 libsystemd pam)
