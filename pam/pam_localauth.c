@@ -63,6 +63,9 @@ struct session {
     const struct options *options;
     DBusConnection *connection;
     char *context;
+    /* The daemon's unique name, from the CreateContext reply: only its messages are believed
+     * (any local user may send a unicast signal to our connection). */
+    char *daemon;
     dbus_uint32_t evaluate_serial;
     bool evaluation_ended;
     /* When waiting for biometrics gives up; moved on after each passcode prompt (the user typed). */
@@ -261,10 +264,13 @@ static bool create_context(struct session *session, uid_t uid, DBusError *error)
     if (reply == NULL)
         return false;
     const char *path = NULL;
-    if (dbus_message_get_args(reply, error, DBUS_TYPE_OBJECT_PATH, &path, DBUS_TYPE_INVALID))
+    const char *sender = dbus_message_get_sender(reply);
+    if (sender != NULL && dbus_message_get_args(reply, error, DBUS_TYPE_OBJECT_PATH, &path, DBUS_TYPE_INVALID)) {
         session->context = strdup(path);
+        session->daemon = strdup(sender);
+    }
     dbus_message_unref(reply);
-    return session->context != NULL;
+    return session->context != NULL && session->daemon != NULL;
 }
 
 /* Maps a refusal or the error an evaluation ended with; lockouts tell the user how to get in. */
@@ -344,6 +350,14 @@ static void ask_passcode(struct session *session)
         stop_evaluation(session, PAM_AUTHINFO_UNAVAIL);
         return;
     }
+    if (!dbus_validate_utf8(passcode, NULL)) {
+        /* libdbus aborts the process on a string that is not UTF-8: never hand it one. */
+        explicit_bzero(passcode, strlen(passcode));
+        free(passcode);
+        say(session->pamh, PAM_ERROR_MSG, "That passcode cannot be checked (it is not valid UTF-8); use your password.");
+        stop_evaluation(session, PAM_AUTHINFO_UNAVAIL);
+        return;
+    }
     DBusError error;
     dbus_error_init(&error);
     bool accepted = submit_passcode(session, passcode, &error);
@@ -398,7 +412,9 @@ static void drain(struct session *session)
     DBusMessage *message;
     while ((message = dbus_connection_pop_message(session->connection)) != NULL) {
         int type = dbus_message_get_type(message);
-        if ((type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) &&
+        if (!dbus_message_has_sender(message, session->daemon)) {
+            /* Not from the daemon that owns our context: a forged prompt or reply is ignored. */
+        } else if ((type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) &&
             dbus_message_get_reply_serial(message) == session->evaluate_serial) {
             handle_reply(session, message);
         } else if (!session->evaluation_ended && session->decided == PAM_INCOMPLETE &&
@@ -455,7 +471,8 @@ static bool start_evaluation(struct session *session, const char *user, const ch
 {
     char reason[256];
     snprintf(reason, sizeof reason, "sign in as %s (%s)", user, service);
-    const char *reason_argument = reason;
+    /* A user or service name that is not UTF-8 (or was cut mid-character) would make libdbus abort. */
+    const char *reason_argument = dbus_validate_utf8(reason, NULL) ? reason : "sign in";
     dbus_uint32_t policy = session->options->policy;
     DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, session->context, LA_CONTEXT_IFACE, "EvaluatePolicy");
     if (message == NULL)
@@ -589,6 +606,7 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
         dbus_error_free(&error);
         free(session.context);
     }
+    free(session.daemon);
     dbus_connection_close(session.connection);
     dbus_connection_unref(session.connection);
     debug_log(&options, pamh, "result %s", pam_strerror(pamh, code));

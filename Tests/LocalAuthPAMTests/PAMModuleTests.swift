@@ -225,6 +225,21 @@ struct PAMModuleTests {
         }
     }
 
+    /// A passcode that is not UTF-8 would make libdbus abort the host process (sudo, login): it is
+    /// refused before it reaches libdbus, the stack goes on to the password, nothing is counted.
+    @Test func aPasscodeThatIsNotUTF8NeitherCrashesTheApplicationNorCounts() async throws {
+        try await withEnrolledDaemon(passcodeOnly: true) { client, bus in
+            let pam = try PAMHarness(bus: bus, arguments: "policy=owner")
+            let tester = try pam.pamtester("solo")
+            tester.write(Data([0xFF, 0xFE, 0x41, 0x42, 0x43, 0x44, 0x0A]))
+            tester.closeInput()
+            let result = try await tester.finish()
+            #expect(result.status == 1 && result.output.contains(PAMOutcome.authinfoUnavailable), "pamtester ended normally: \(result.status) \(result.output)")
+            #expect(result.output.contains("not valid UTF-8"), "\(result.output)")
+            #expect(try await client.userState()["PasscodeFailures"] == .uint32(0), "nothing counted")
+        }
+    }
+
     /// The typed passcode is wiped from the application's memory (the conversation's answer and the
     /// D-Bus message body) as soon as the daemon has answered.
     @Test func aTypedPasscodeDoesNotStayInTheApplicationsMemory() async throws {
