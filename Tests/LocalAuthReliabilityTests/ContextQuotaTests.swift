@@ -2,7 +2,6 @@
 import Foundation
 import LocalAuthDBus
 import LocalAuthTestSupport
-import Synchronization
 import Testing
 
 /// One user cannot take every context: however many connections it opens, its contexts stop at
@@ -38,7 +37,7 @@ signal.pause()
     /// its first line is its result, and it keeps its contexts until it is released.
     final class Hog {
         let process: Process
-        let lines = Inbox<String>()
+        let lines: Inbox<String>
 
         init(_ user: String, bus: PrivateBus, limit: Int = 1_000_000) throws {
             let account = try #require(getpwnam(user), "no account \(user)").pointee
@@ -49,17 +48,8 @@ signal.pause()
             let pipe = Pipe()
             process.standardOutput = pipe
             process.standardError = pipe
-            let lines = self.lines, partial = Mutex("")
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                let complete = partial.withLock { partial -> [Substring] in
-                    var parts = (partial + text).split(separator: "\n", omittingEmptySubsequences: false)
-                    partial = String(parts.removeLast())
-                    return parts
-                }
-                for line in complete { lines.put(String(line)) }
-            }
             try process.run()
+            lines = ChildOutput(pipe).lines
         }
 
         /// The hog's result line; a Python failure instead comes with its whole traceback.

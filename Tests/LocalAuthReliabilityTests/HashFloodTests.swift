@@ -2,7 +2,6 @@
 import Foundation
 import LocalAuthDBus
 import LocalAuthTestSupport
-import Synchronization
 import Testing
 
 /// Another user floods the service with passcode changes (each one two Argon2id runs): my own
@@ -68,24 +67,13 @@ print('changed', changed[0], *sorted('%s=%d' % item for item in errors.items()),
             let flooder = Process()
             flooder.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             flooder.arguments = Self.nobody + ["/usr/bin/python3", "-c", Self.flooder, bus.address, String(connections)]
-            let lines = Inbox<String>()
             let output = Pipe(), input = Pipe()
             flooder.standardOutput = output
             flooder.standardError = output
             flooder.standardInput = input
-            let partial = Mutex("")
-            output.fileHandleForReading.readabilityHandler = { handle in
-                let chunk = String(decoding: handle.availableData, as: UTF8.self)
-                let complete = partial.withLock { text in
-                    text += chunk
-                    var complete = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                    text = complete.removeLast()
-                    return complete
-                }
-                for line in complete { lines.put(line) }
-            }
             try flooder.run()
             defer { ChildProcess.kill(flooder) }
+            let lines = ChildOutput(output).lines
             let first = try await lines.next(within: .seconds(120))
             try #require(first == "flooding", "the flooder did not start: \(first)")
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import Synchronization
 import LocalAuthDBus
 import LocalAuthTestSupport
 import Testing
@@ -50,7 +49,7 @@ loop.run()
     final class Watcher: Sendable {
         let process = Process()
         let input = Pipe()
-        let lines = Inbox<String>()
+        let lines: Inbox<String>
 
         init(_ bus: PrivateBus, asNobody: Bool) throws {
             let command = ["/usr/bin/python3", "-c", PropertyChangeTests.watcher, bus.address]
@@ -60,18 +59,8 @@ loop.run()
             process.standardOutput = output
             process.standardError = output
             process.standardInput = input
-            let (lines, partial) = (self.lines, Partial())
-            output.fileHandleForReading.readabilityHandler = { handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
-                let complete = partial.text.withLock { partial -> [String] in
-                    partial += text
-                    var parts = partial.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                    partial = parts.removeLast()
-                    return parts
-                }
-                for line in complete { lines.put(line) }
-            }
             try process.run()
+            lines = ChildOutput(output).lines
         }
 
         /// The next line, which must start with `word`.
@@ -80,9 +69,6 @@ loop.run()
             try #require(line == word || line.hasPrefix(word + " "), "expected a \(word) line, got: \(line) (all: \(lines.received))")
             return line
         }
-
-        /// Output after the last newline: reads do not end at line ends.
-        final class Partial: Sendable { let text = Mutex("") }
 
         func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
 
