@@ -85,7 +85,14 @@ extension PolicyEngine {
         return .correct
     }
 
-    /// Checks `passcode` for a profile change; throws when it is wrong or may not be tried.
+    /// Admits the check of `passcode` for a profile change and runs it; throws when it is refused,
+    /// wrong or may not be tried. Returns the hash it was checked against.
+    private func requirePasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID) async throws(LocalAuthError) -> String? {
+        let work = try admitPasscodeWork(of: uid)
+        return try await requirePasscode(passcode, user: uid, client: client, work: work)
+    }
+
+    /// Checks `passcode` for a profile change under an admitted `work`; throws when it is wrong or may not be tried.
     private func requirePasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID,
                                  work: borrowing PasscodeWorkPermit) async throws(LocalAuthError) -> String? {
         let storedHash = userRecord(uid).profile.passcodeHash
@@ -124,8 +131,7 @@ extension PolicyEngine {
     public func removePasscode(current: Passcode, caller: Caller) async throws(LocalAuthError) {
         remember(caller)
         let uid = caller.uid
-        let work = try admitPasscodeWork(of: uid)
-        let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client, work: work)
+        let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.passcodeHash = nil
             profile.removeAllEnrollments()
@@ -140,8 +146,7 @@ extension PolicyEngine {
         let uid = caller.uid
         let backend = try enabledBackend(modality)
         try backend.validateEnrollment(label: label, existing: userRecord(uid).profile.labels(of: modality))
-        let work = try admitPasscodeWork(of: uid)
-        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client, work: work)
+        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { (profile) throws(LocalAuthError) in
             try backend.validateEnrollment(label: label, existing: profile.labels(of: modality))
             profile.enroll(modality, label: label)
@@ -158,8 +163,7 @@ extension PolicyEngine {
         guard userRecord(uid).profile.labels(of: modality).contains(label) else {
             throw LocalAuthError(.invalidArgument, "The \(modality.rawValue) \"\(label)\" is not enrolled.")
         }
-        let work = try admitPasscodeWork(of: uid)
-        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client, work: work)
+        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
         var removed: Set<String> = []
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             removed = backend.labelsRemoved(withUnenrolling: label, existing: profile.labels(of: modality))
@@ -172,8 +176,7 @@ extension PolicyEngine {
     public func setRequireAttention(_ enabled: Bool, passcode: Passcode, caller: Caller) async throws(LocalAuthError) {
         remember(caller)
         let uid = caller.uid
-        let work = try admitPasscodeWork(of: uid)
-        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client, work: work)
+        let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.requireAttention = enabled
         }
