@@ -81,7 +81,7 @@ help:
 	@echo "make stress the reliability suite, bigger (LOCALAUTH_STRESS=1; see README)"
 	@echo "make build  build ($(CONFIG))"
 	@echo "make pam    build the PAM module $(PAM_MODULE)"
-	@echo "make man    regenerate man/localauth.1 and completion/localauth.bash from the CLI's command table"
+	@echo "make man    regenerate man/localauth.1, completion/localauth.bash and pam/localauth-api.h from the command table and the contract"
 	@echo "make deb    the Debian package in .build/deb (dpkg-buildpackage), checked, lintian"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=…]   release build (static Swift runtime), stripped"
 	@echo "make uninstall [PREFIX=/usr/local] [DESTDIR=…]"
@@ -106,7 +106,7 @@ build: deps
 ## The PAM module (C, no runtime; exports only pam_sm_*). LocalAuthPAMTests load it from here.
 pam: $(PAM_MODULE)
 
-$(PAM_MODULE): pam/pam_localauth.c pam/pam_localauth.map
+$(PAM_MODULE): pam/pam_localauth.c pam/localauth-api.h pam/pam_localauth.map
 	@mkdir -p $(@D)
 	$(CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) -o $@ pam/pam_localauth.c $(PAM_LIBS)
 
@@ -180,6 +180,7 @@ man completion:
 	$(SWIFT) build --product localauth
 	"$$($(SWIFT) build --show-bin-path)/localauth" --help-man > man/localauth.1
 	"$$($(SWIFT) build --show-bin-path)/localauth" completion bash > completion/localauth.bash
+	"$$($(SWIFT) build --show-bin-path)/localauth" --help-c-header > pam/localauth-api.h
 
 ## Release daemon and harness, the C libdbus echo service (the floor), then the measurements.
 bench: deps

@@ -32,11 +32,7 @@
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
-#define LA_BUS_NAME "org.localauth.LocalAuthentication1"
-#define LA_MANAGER_PATH "/org/localauth/LocalAuthentication1"
-#define LA_MANAGER_IFACE LA_BUS_NAME ".Manager"
-#define LA_CONTEXT_IFACE LA_BUS_NAME ".Context"
-#define LA_ERROR(name) LA_BUS_NAME ".Error." name
+#include "localauth-api.h"
 
 #define POLICY_BIOMETRICS 1u
 #define POLICY_OWNER 2u
@@ -180,7 +176,7 @@ static DBusMessage *call(DBusConnection *connection, const char *destination, co
 
 static bool context_call(struct session *session, const char *member, DBusError *error, int first_type, ...)
 {
-    DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, session->context, LA_CONTEXT_IFACE, member);
+    DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, session->context, LA_CONTEXT_INTERFACE, member);
     if (message == NULL)
         return false;
     va_list arguments;
@@ -241,7 +237,7 @@ static void append_entry(DBusMessageIter *dictionary, const char *key, int type,
  * The cancel title names the key that cancels here. */
 static bool create_context(struct session *session, uid_t uid, DBusError *error)
 {
-    DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, LA_MANAGER_PATH, LA_MANAGER_IFACE, "CreateContext");
+    DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, LA_MANAGER_PATH, LA_MANAGER_INTERFACE, "CreateContext");
     if (message == NULL)
         return false;
     DBusMessageIter iter, dictionary;
@@ -276,21 +272,21 @@ static bool create_context(struct session *session, uid_t uid, DBusError *error)
 /* Maps a refusal or the error an evaluation ended with; lockouts tell the user how to get in. */
 static int code_for_error(struct session *session, const char *name, const char *message)
 {
-    if (strcmp(name, LA_ERROR("BiometryLockout")) == 0) {
+    if (strcmp(name, LA_ERROR_BIOMETRY_LOCKOUT) == 0) {
         say(session->pamh, PAM_ERROR_MSG, "Biometry is locked after too many failed attempts; use your password.");
         return PAM_AUTHINFO_UNAVAIL;
     }
-    if (strcmp(name, LA_ERROR("PasscodeLockout")) == 0) {
+    if (strcmp(name, LA_ERROR_PASSCODE_LOCKOUT) == 0) {
         say(session->pamh, PAM_ERROR_MSG, message);
         say(session->pamh, PAM_ERROR_MSG, "The passcode is locked; use your password.");
         return PAM_AUTHINFO_UNAVAIL;
     }
-    if (strcmp(name, LA_ERROR("AuthenticationFailed")) == 0) {
+    if (strcmp(name, LA_ERROR_AUTHENTICATION_FAILED) == 0) {
         say(session->pamh, PAM_ERROR_MSG, message);
         return PAM_AUTH_ERR;
     }
     /* Not enrolled, no sensor, no passcode, cancelled by the user or the system; or the daemon failed. */
-    if (strncmp(name, LA_ERROR(""), strlen(LA_ERROR(""))) == 0)
+    if (strncmp(name, LA_ERROR_PREFIX, strlen(LA_ERROR_PREFIX)) == 0)
         debug_log(session->options, session->pamh, "falling through: %s: %s", name, message);
     else
         pam_syslog(session->pamh, LOG_WARNING, "localauthd failed, falling through: %s: %s", name, message);
@@ -318,7 +314,7 @@ static void stop_evaluation(struct session *session, int code);
  * keep freed messages in its cache. */
 static bool submit_passcode(struct session *session, const char *passcode, DBusError *error)
 {
-    DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, session->context, LA_CONTEXT_IFACE, "SubmitPasscode");
+    DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, session->context, LA_CONTEXT_INTERFACE, "SubmitPasscode");
     if (message == NULL)
         return false;
     DBusMessage *reply = NULL;
@@ -363,7 +359,7 @@ static void ask_passcode(struct session *session)
     bool accepted = submit_passcode(session, passcode, &error);
     explicit_bzero(passcode, strlen(passcode));
     free(passcode);
-    if (!accepted && dbus_error_has_name(&error, LA_ERROR("AuthenticationFailed"))) {
+    if (!accepted && dbus_error_has_name(&error, LA_ERROR_AUTHENTICATION_FAILED)) {
         session->wrong_passcodes++;
         if (session->wrong_passcodes >= session->options->max_tries) {
             say(session->pamh, PAM_ERROR_MSG, error.message);
@@ -418,7 +414,7 @@ static void drain(struct session *session)
             dbus_message_get_reply_serial(message) == session->evaluate_serial) {
             handle_reply(session, message);
         } else if (!session->evaluation_ended && session->decided == PAM_INCOMPLETE &&
-                   dbus_message_is_signal(message, LA_CONTEXT_IFACE, "Prompt") &&
+                   dbus_message_is_signal(message, LA_CONTEXT_INTERFACE, "Prompt") &&
                    dbus_message_has_path(message, session->context)) {
             const char *kind = NULL, *text = NULL;
             if (dbus_message_get_args(message, NULL, DBUS_TYPE_STRING, &kind, DBUS_TYPE_STRING, &text, DBUS_TYPE_INVALID))
@@ -474,7 +470,7 @@ static bool start_evaluation(struct session *session, const char *user, const ch
     /* A user or service name that is not UTF-8 (or was cut mid-character) would make libdbus abort. */
     const char *reason_argument = dbus_validate_utf8(reason, NULL) ? reason : "sign in";
     dbus_uint32_t policy = session->options->policy;
-    DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, session->context, LA_CONTEXT_IFACE, "EvaluatePolicy");
+    DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, session->context, LA_CONTEXT_INTERFACE, "EvaluatePolicy");
     if (message == NULL)
         return false;
     bool sent = dbus_message_append_args(message, DBUS_TYPE_UINT32, &policy, DBUS_TYPE_STRING, &reason_argument, DBUS_TYPE_INVALID) &&
@@ -509,7 +505,7 @@ static int authenticate(struct session *session, const char *user, const char *s
         return PAM_AUTHINFO_UNAVAIL;
     }
     char rule[512];
-    snprintf(rule, sizeof rule, "type='signal',sender='%s',interface='%s',member='Prompt',path='%s'", LA_BUS_NAME, LA_CONTEXT_IFACE, session->context);
+    snprintf(rule, sizeof rule, "type='signal',sender='%s',interface='%s',member='Prompt',path='%s'", LA_BUS_NAME, LA_CONTEXT_INTERFACE, session->context);
     dbus_bus_add_match(session->connection, rule, &error);
     if (dbus_error_is_set(&error)) {
         pam_syslog(session->pamh, LOG_ERR, "cannot receive prompts: %s", error.message);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthCore
 import LocalAuthDBus
 
@@ -7,9 +8,9 @@ extension LocalAuthError {
     /// LAErrors, `Busy` and `NotEvaluating`; the standard names for the rest.
     var dbusError: DBusError {
         switch kind {
-        case .authentication(let code): DBusError(DBusError.Name(BusContract.errorPrefix + code.name), message)
-        case .busy: DBusError(DBusError.Name(BusContract.errorPrefix + "Busy"), message)
-        case .notEvaluating: DBusError(DBusError.Name(BusContract.errorPrefix + "NotEvaluating"), message)
+        case .authentication(let code): DBusError(DBusError.Name(code.errorName.dbusName), message)
+        case .busy: DBusError(DBusError.Name(LocalAuthErrorName.busy.dbusName), message)
+        case .notEvaluating: DBusError(DBusError.Name(LocalAuthErrorName.notEvaluating.dbusName), message)
         case .invalidArgument: DBusError(.invalidArgs, message)
         case .notSupported: DBusError(.notSupported, message)
         case .accessDenied: DBusError(.accessDenied, message)
@@ -17,6 +18,16 @@ extension LocalAuthError {
         case .unknownContext: DBusError(.unknownObject, message)
         case .serviceFailure: DBusError(.failed, message)
         }
+    }
+}
+
+extension LAErrorCode {
+    /// The contract's name for this code; every code has one (a test holds the two tables together).
+    var errorName: LocalAuthErrorName {
+        guard let name = LocalAuthErrorName(laErrorCode: rawValue) else {
+            preconditionFailure("LAErrorCode \(self) has no error name in LocalAuthAPI")
+        }
+        return name
     }
 }
 

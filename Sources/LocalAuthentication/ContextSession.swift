@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import LocalAuthAPI
 import LocalAuthDBus
 import Synchronization
 
@@ -198,7 +199,7 @@ final class ContextSession: Sendable {
             guard let daemon = state.withLock({ $0.evaluation?.id == id ? $0.daemon : nil }) else { return }
             do {
                 _ = try await call(daemon, "SubmitPasscode", [.secret(passcode)])
-            } catch let error as DBusError where error.name.rawValue == LocalAuthDaemon.errorPrefix + "AuthenticationFailed" {
+            } catch let error as DBusError where error.name.rawValue == LocalAuthErrorName.authenticationFailed.dbusName {
                 // A wrong credential is not offered again; the daemon prompts `passcode-wrong`.
                 if isCredential { state.withLock { if $0.credential == passcode { $0.credential = nil } } }
             } catch {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthDBus
 
 extension LAError {
@@ -14,9 +15,7 @@ extension LAError {
             self.init(.systemCancel, message: "localauthd could not be asked: \(error)")
             return
         }
-        let name = error.name.rawValue
-        if name.hasPrefix(LocalAuthDaemon.errorPrefix),
-           let code = Self.code(named: String(name.dropFirst(LocalAuthDaemon.errorPrefix.count))) {
+        if let code = LocalAuthErrorName(dbusName: error.name.rawValue)?.laErrorCode.flatMap(Code.init(rawValue:)) {
             self.init(code, message: error.message)
             return
         }
@@ -43,26 +42,6 @@ extension LAError {
             return LAError(.passcodeNotSet, message: message)
         case .deviceOwnerAuthenticationWithCompanion, .deviceOwnerAuthenticationWithWristDetection:
             return LAError(.companionNotAvailable, message: message)
-        }
-    }
-
-    /// The code whose D-Bus error name is `name` (`AuthenticationFailed` → `authenticationFailed`).
-    static func code(named name: String) -> Code? {
-        switch name {
-        case "AuthenticationFailed": .authenticationFailed
-        case "UserCancel": .userCancel
-        case "UserFallback": .userFallback
-        case "SystemCancel": .systemCancel
-        case "PasscodeNotSet": .passcodeNotSet
-        case "BiometryNotAvailable": .biometryNotAvailable
-        case "BiometryNotEnrolled": .biometryNotEnrolled
-        case "BiometryLockout": .biometryLockout
-        case "AppCancel": .appCancel
-        case "InvalidContext": .invalidContext
-        case "CompanionNotAvailable": .companionNotAvailable
-        case "NotInteractive": .notInteractive
-        case "PasscodeLockout": .passcodeLockout
-        default: nil
         }
     }
 }

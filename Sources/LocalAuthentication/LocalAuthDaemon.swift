@@ -7,7 +7,6 @@ enum LocalAuthDaemon {
     static let managerPath = LocalAuthBusNames.managerPath
     static let managerInterface = LocalAuthBusNames.managerInterface
     static let contextInterface = LocalAuthBusNames.contextInterface
-    static let errorPrefix = LocalAuthBusNames.errorPrefix
     /// The daemon's title when `localizedFallbackTitle` is nil (Apple's default).
     static let defaultFallbackTitle = "Enter Password"
     /// The daemon's title when `localizedCancelTitle` is nil or empty.

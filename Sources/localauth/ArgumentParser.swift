@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// What the command line asks for.
@@ -56,6 +57,8 @@ enum ArgumentParser {
             case "--version": wantsVersion = true
             // Hidden: prints the localauth(1) page; `make man` keeps man/localauth.1 in step with it.
             case "--help-man": return .help(ManualPage.localauth)
+            // Hidden: prints the contract's names for C; `make man` keeps pam/localauth-api.h in step with it.
+            case "--help-c-header": return .help(LocalAuthCHeader.text)
             default: rest.append(arguments[index])
             }
             index += 1

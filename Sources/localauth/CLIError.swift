@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// Why a command did not succeed; each case has one exit status and a message a person can act on.
@@ -6,7 +7,7 @@ enum CLIError: Error, Sendable {
     case usage(String)
     case unreachable(String)
     case accessDenied(String)
-    case authentication(LAErrorName, String)
+    case authentication(LocalAuthErrorName, String)
     case refused(String)
     case temporary(String)
     case failed(String)
@@ -37,7 +38,7 @@ enum CLIError: Error, Sendable {
         var fields: [(String, JSONValue)] = []
         switch self {
         case .authentication(let error, _):
-            fields = [("name", .string(error.swiftName)), ("code", .int(error.code))]
+            fields = [("name", .string(error.swiftName))] + (error.laErrorCode.map { [("code", .int($0))] } ?? [])
         case .usage: fields = [("name", "usage")]
         case .unreachable: fields = [("name", "unreachable")]
         case .accessDenied: fields = [("name", "accessDenied")]
@@ -51,9 +52,18 @@ enum CLIError: Error, Sendable {
 
     /// Translates a D-Bus error; `bus` names the bus for the "not reachable" hint.
     init(_ error: DBusError, bus: String) {
-        if let name = LAErrorName(dbusName: error.name.rawValue) {
+        switch LocalAuthErrorName(dbusName: error.name.rawValue) {
+        case .busy?:
+            self = .temporary(error.message)
+            return
+        case .notEvaluating?:
+            self = .refused(error.message)
+            return
+        case let name?:
             self = .authentication(name, error.message)
             return
+        case nil:
+            break
         }
         switch error.name {
         case .accessDenied:
@@ -69,11 +79,7 @@ enum CLIError: Error, Sendable {
         case .limitsExceeded:
             self = .temporary(error.message)
         default:
-            switch error.name.rawValue {
-            case LAErrorName.dbusPrefix + "Busy": self = .temporary(error.message)
-            case LAErrorName.dbusPrefix + "NotEvaluating": self = .refused(error.message)
-            default: self = .failed("\(error.message) (\(error.name.rawValue))")
-            }
+            self = .failed("\(error.message) (\(error.name.rawValue))")
         }
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +36,7 @@ enum EvaluateCommand {
         // Until the evaluation runs there is nothing to cancel; the daemon drops the context with our connection.
         Interrupts.handler = {
             Terminal.restoreEcho()
-            exit(LAErrorName.userCancel.exitStatus)
+            exit(LocalAuthErrorName.userCancel.exitStatus)
         }
         var stdinPasscode = fromStdin ? try await Secret.readStandardInput(lines: 1)[0] : []
         defer { Secret.wipe(&stdinPasscode) }

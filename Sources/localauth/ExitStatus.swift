@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/// Exit statuses other than the LAErrors' (see `LAErrorName.exitStatus`); sysexits values where one fits.
+import LocalAuthAPI
+/// Exit statuses other than the LAErrors' (see `LocalAuthErrorName.exitStatus`); sysexits values where one fits.
 enum ExitStatus {
     static let success: Int32 = 0
     /// The daemon refused the input (InvalidArgs, NotSupported, NotEvaluating), or two passcodes differ.
@@ -20,9 +21,10 @@ enum ExitStatus {
     /// The table printed by `localauth --help` and kept in the README.
     static var table: String {
         var lines = ["  0    success (can-evaluate: the policy can be evaluated)"]
-        for error in LAErrorName.allCases {
+        for error in LocalAuthErrorName.allCases {
+            guard let code = error.laErrorCode else { continue }
             let status = "\(error.exitStatus)".padding(toLength: 5)
-            lines.append("  \(status)\(error.swiftName) (LAError \(error.code))")
+            lines.append("  \(status)\(error.swiftName) (LAError \(code))")
         }
         lines += [
             "  64   usage error",

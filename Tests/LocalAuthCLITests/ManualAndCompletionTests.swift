@@ -62,6 +62,15 @@ struct ManualAndCompletionTests {
         #expect(try ExternalTool.file(file) == generated.stdout, "\(file) is stale: run `make completion`")
     }
 
+    @Test func pamHeaderIsGeneratedFromTheContract() async throws {
+        let generated = try await CLI.run(nil, ["--help-c-header"])
+        #expect(generated.status == 0)
+        #expect(try ExternalTool.file("pam/localauth-api.h") == generated.stdout,
+                "pam/localauth-api.h is stale: run `make man` (localauth --help-c-header > pam/localauth-api.h)")
+        #expect(generated.stdout.contains(#"#define LA_ERROR_BIOMETRY_LOCKOUT "org.localauth.LocalAuthentication1.Error.BiometryLockout""#))
+        #expect(generated.stdout.contains("#define LA_ERROR_PASSCODE_LOCKOUT_CODE (-9001)"))
+    }
+
     /// What `_localauth` offers for the words typed so far (the last one being completed).
     static func complete(_ words: [String]) async throws -> [String] {
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 @_spi(Testing) @testable import LocalAuthentication
+import LocalAuthAPI
 import LocalAuthDBus
 import LocalAuthTestSupport
 import Testing
@@ -15,6 +16,14 @@ struct LAErrorTests {
         #expect(LACredentialType.applicationPassword.rawValue == 0)
         #expect(LATouchIDAuthenticationMaximumAllowableReuseDuration == 300)
         #expect(LAErrorDomain == "com.apple.LocalAuthentication" && LAError.errorDomain == LAErrorDomain)
+    }
+
+    @Test(arguments: LocalAuthErrorName.allCases)
+    func everyErrorTheDaemonNamesBecomesItsCodeOrSystemCancel(name: LocalAuthErrorName) {
+        let error = LAError(reply: DBusError(DBusError.Name(name.dbusName), "from the daemon"), policy: .deviceOwnerAuthentication)
+        let expected = name.laErrorCode.flatMap(LAError.Code.init(rawValue:)) ?? .systemCancel
+        #expect(error.code == expected)
+        #expect(name.laErrorCode == nil || LAError.Code(rawValue: name.laErrorCode!) != nil, "\(name) has no LAError.Code")
     }
 
     @Test func anLAErrorBridgesToNSErrorAndMatchesAsOnApplePlatforms() {

@@ -17,23 +17,10 @@ public enum LAErrorCode: Int, Sendable, CaseIterable, Hashable {
     /// ours start at -9000 so they can never collide.
     case passcodeLockout = -9001
 
-    /// The error's name as used on D-Bus and in logs (`BiometryLockout`).
+    /// The error's name in logs, as on D-Bus (`BiometryLockout`): the case name, capitalized.
     public var name: String {
-        switch self {
-        case .authenticationFailed: "AuthenticationFailed"
-        case .userCancel: "UserCancel"
-        case .userFallback: "UserFallback"
-        case .systemCancel: "SystemCancel"
-        case .passcodeNotSet: "PasscodeNotSet"
-        case .biometryNotAvailable: "BiometryNotAvailable"
-        case .biometryNotEnrolled: "BiometryNotEnrolled"
-        case .biometryLockout: "BiometryLockout"
-        case .appCancel: "AppCancel"
-        case .invalidContext: "InvalidContext"
-        case .companionNotAvailable: "CompanionNotAvailable"
-        case .notInteractive: "NotInteractive"
-        case .passcodeLockout: "PasscodeLockout"
-        }
+        let caseName = "\(self)"
+        return caseName.prefix(1).uppercased() + caseName.dropFirst()
     }
 
     /// A sentence a user can act on.

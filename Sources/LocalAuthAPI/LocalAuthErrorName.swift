@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+/// The errors of API v1 that are this project's own (`org.localauth.LocalAuthentication1.Error.<Name>`),
+/// each with the LAError code it carries. The one table of these names: the daemon replies with
+/// them, the CLI, the client module and the PAM module's header read them from here; every other
+/// refusal uses the standard `org.freedesktop.DBus.Error` names.
+public enum LocalAuthErrorName: String, CaseIterable, Sendable {
+    case authenticationFailed = "AuthenticationFailed"
+    case userCancel = "UserCancel"
+    case userFallback = "UserFallback"
+    case systemCancel = "SystemCancel"
+    case passcodeNotSet = "PasscodeNotSet"
+    case biometryNotAvailable = "BiometryNotAvailable"
+    case biometryNotEnrolled = "BiometryNotEnrolled"
+    case biometryLockout = "BiometryLockout"
+    case appCancel = "AppCancel"
+    case invalidContext = "InvalidContext"
+    case companionNotAvailable = "CompanionNotAvailable"
+    case notInteractive = "NotInteractive"
+    case passcodeLockout = "PasscodeLockout"
+    /// The context already evaluates; not an LAError (try again when it ends).
+    case busy = "Busy"
+    /// A button or passcode for a context that is not asking for one; not an LAError.
+    case notEvaluating = "NotEvaluating"
+
+    /// The full D-Bus error name, `org.localauth.LocalAuthentication1.Error.BiometryLockout`.
+    public var dbusName: String { LocalAuthBusNames.errorPrefix + rawValue }
+
+    /// The error a D-Bus error name stands for, or nil for a name that is not one of ours.
+    public init?(dbusName: String) {
+        guard dbusName.hasPrefix(LocalAuthBusNames.errorPrefix) else { return nil }
+        self.init(rawValue: String(dbusName.dropFirst(LocalAuthBusNames.errorPrefix.count)))
+    }
+
+    /// The error that carries this LAError code.
+    public init?(laErrorCode: Int) {
+        guard let name = Self.allCases.first(where: { $0.laErrorCode == laErrorCode }) else { return nil }
+        self = name
+    }
+
+    /// Apple's `LAError.Code` raw value this error carries (`passcodeLockout`, -9001, is this
+    /// project's extension), or nil for `Busy` and `NotEvaluating`, which are not LAErrors.
+    public var laErrorCode: Int? {
+        switch self {
+        case .authenticationFailed: -1
+        case .userCancel: -2
+        case .userFallback: -3
+        case .systemCancel: -4
+        case .passcodeNotSet: -5
+        case .biometryNotAvailable: -6
+        case .biometryNotEnrolled: -7
+        case .biometryLockout: -8
+        case .appCancel: -9
+        case .invalidContext: -10
+        case .companionNotAvailable: -11
+        case .notInteractive: -1004
+        case .passcodeLockout: -9001
+        case .busy, .notEvaluating: nil
+        }
+    }
+
+    /// The Swift spelling, as in `LAError.Code.biometryLockout`.
+    public var swiftName: String { rawValue.prefix(1).lowercased() + rawValue.dropFirst() }
+}
