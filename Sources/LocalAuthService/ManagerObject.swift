@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthCore
 import LocalAuthDBus
 
@@ -110,16 +111,21 @@ struct ManagerObject: Sendable {
     }
 
     static func encode(_ state: UserState) -> DBusValue {
-        .vardict([
-            "PasscodeSet": .bool(state.passcodeSet),
-            "Enrollments": .array(elementSignature: "(ss)", state.enrollments.map { .structure([.string($0.modality.rawValue), .string($0.label)]) }),
-            "BiometryFailures": .uint32(UInt32(clamping: state.biometryFailures)),
-            "BiometryLockedOut": .bool(state.biometryLockedOut),
-            "PasscodeFailures": .uint32(UInt32(clamping: state.passcodeFailures)),
-            "PasscodeRetryAfter": .uint64(state.passcodeRetryAfter.map { UInt64($0.seconds.rounded(.up)) } ?? 0),
-            "PasscodeLockedOut": .bool(state.passcodeLockedOut),
-            "RequireAttention": .bool(state.requireAttention),
-        ])
+        var values: [String: DBusValue] = [:]
+        for key in LocalAuthUserStateKey.allCases {
+            values[key.rawValue] = switch key {
+            case .passcodeSet: .bool(state.passcodeSet)
+            case .enrollments:
+                .array(elementSignature: "(ss)", state.enrollments.map { .structure([.string($0.modality.rawValue), .string($0.label)]) })
+            case .biometryFailures: .uint32(UInt32(clamping: state.biometryFailures))
+            case .biometryLockedOut: .bool(state.biometryLockedOut)
+            case .passcodeFailures: .uint32(UInt32(clamping: state.passcodeFailures))
+            case .passcodeRetryAfter: .uint64(state.passcodeRetryAfter.map { UInt64($0.seconds.rounded(.up)) } ?? 0)
+            case .passcodeLockedOut: .bool(state.passcodeLockedOut)
+            case .requireAttention: .bool(state.requireAttention)
+            }
+        }
+        return .vardict(values)
     }
 }
 

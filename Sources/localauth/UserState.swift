@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// The caller's state from `GetUserState`.
@@ -17,17 +18,18 @@ struct UserState: Sendable, Equatable {
     var requireAttention = true
 
     init(_ values: [String: DBusValue]) {
-        passcodeSet = values["PasscodeSet"]?.bool ?? false
-        enrollments = (values["Enrollments"]?.arrayElements ?? []).compactMap { element in
+        func value(_ key: LocalAuthUserStateKey) -> DBusValue? { values[key.rawValue] }
+        passcodeSet = value(.passcodeSet)?.bool ?? false
+        enrollments = (value(.enrollments)?.arrayElements ?? []).compactMap { element in
             guard let fields = element.structure, fields.count == 2, let modality = fields[0].string, let label = fields[1].string else { return nil }
             return Enrollment(modality: modality, label: label)
         }
-        biometryFailures = values["BiometryFailures"]?.uint32 ?? 0
-        biometryLockedOut = values["BiometryLockedOut"]?.bool ?? false
-        passcodeFailures = values["PasscodeFailures"]?.uint32 ?? 0
-        passcodeRetryAfter = values["PasscodeRetryAfter"]?.uint64 ?? 0
-        passcodeLockedOut = values["PasscodeLockedOut"]?.bool ?? false
-        requireAttention = values["RequireAttention"]?.bool ?? true
+        biometryFailures = value(.biometryFailures)?.uint32 ?? 0
+        biometryLockedOut = value(.biometryLockedOut)?.bool ?? false
+        passcodeFailures = value(.passcodeFailures)?.uint32 ?? 0
+        passcodeRetryAfter = value(.passcodeRetryAfter)?.uint64 ?? 0
+        passcodeLockedOut = value(.passcodeLockedOut)?.bool ?? false
+        requireAttention = value(.requireAttention)?.bool ?? true
     }
 
     /// Seconds until the next passcode try, 0 when none is delayed.

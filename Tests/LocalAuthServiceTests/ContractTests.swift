@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import LocalAuthAPI
 import LocalAuthDBus
 import LocalAuthTestSupport
 import Testing
@@ -50,6 +51,24 @@ struct ContractTests {
                 }
             }
             connectionStaysOpen(client)
+        }
+    }
+
+    /// The `a{sv}` of GetUserState has exactly the keys of `LocalAuthUserStateKey`, with their
+    /// signatures, and the contract file documents each as `Key (signature`.
+    @Test func userStateKeysAreTheContractsAndDocumented() async throws {
+        try await withDaemon { _, bus in
+            let client = try await Client(bus)
+            let state = try await client.userState()
+            #expect(Set(state.keys) == Set(LocalAuthUserStateKey.allCases.map(\.rawValue)))
+            for key in LocalAuthUserStateKey.allCases {
+                #expect(state[key.rawValue]?.signature == key.signature, "\(key.rawValue) is \(state[key.rawValue]?.signature ?? "missing"), not \(key.signature)")
+            }
+            connectionStaysOpen(client)
+        }
+        let file = try String(contentsOf: Self.contractFile(DaemonUnderTest.managerInterface), encoding: .utf8)
+        for key in LocalAuthUserStateKey.allCases {
+            #expect(file.contains("\(key.rawValue) (\(key.signature)"), "\(Self.relativeName(DaemonUnderTest.managerInterface)) does not document \(key.rawValue) (\(key.signature))")
         }
     }
 
