@@ -58,6 +58,16 @@ public enum LocalAuthErrorName: String, CaseIterable, Sendable {
         }
     }
 
+    /// The signature of the data the error reply carries after its message, "" for none.
+    /// `PasscodeLockout` carries `t`: when the next passcode try is allowed, in Unix seconds, or 0
+    /// when only an administrator's reset (`localauth reset-lockout`) ends the lockout.
+    public var detailsSignature: String {
+        switch self {
+        case .passcodeLockout: "t"
+        default: ""
+        }
+    }
+
     /// The Swift spelling, as in `LAError.Code.biometryLockout`.
     public var swiftName: String { rawValue.prefix(1).lowercased() + rawValue.dropFirst() }
 }

@@ -11,10 +11,13 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     public var name: Name
     /// The message carried as the error reply's first argument.
     public var message: String
+    /// Arguments after the message: data an error carries for programs (a time to retry, say).
+    public var details: [DBusValue]
 
-    public init(_ name: Name, _ message: String) {
+    public init(_ name: Name, _ message: String, details: [DBusValue] = []) {
         self.name = name
         self.message = message
+        self.details = details
     }
 
     public var description: String { "\(name.rawValue): \(message)" }

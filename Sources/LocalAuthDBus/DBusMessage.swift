@@ -118,7 +118,7 @@ final class DBusMessage: @unchecked Sendable {
             throw DBusError(.noMemory, "out of memory naming an error reply")
         }
         try message.address(to: address)
-        try message.append([.string(text)])
+        try message.append([.string(text)] + error.details)
         return message
     }
 
@@ -141,10 +141,13 @@ final class DBusMessage: @unchecked Sendable {
 
     // MARK: Reading
 
-    /// The `DBusError` an error reply carries (its first argument, if a string, is the message).
+    /// The `DBusError` an error reply carries: its first argument, if a string, is the message;
+    /// the arguments after it are the details.
     func asError() -> DBusError {
-        let text = (try? arguments().first?.string) ?? nil
-        return DBusError(.init(errorName ?? DBusError.Name.failed.rawValue), text ?? "")
+        let values = (try? arguments()) ?? []
+        let text = values.first?.string
+        return DBusError(.init(errorName ?? DBusError.Name.failed.rawValue), text ?? "",
+                         details: text == nil ? [] : Array(values.dropFirst()))
     }
 }
 

@@ -8,7 +8,7 @@ extension LocalAuthError {
     /// LAErrors, `Busy` and `NotEvaluating`; the standard names for the rest.
     var dbusError: DBusError {
         switch kind {
-        case .authentication(let code): DBusError(DBusError.Name(code.errorName.dbusName), message)
+        case .authentication(let code): DBusError(DBusError.Name(code.errorName.dbusName), message, details: details(of: code.errorName))
         case .busy: DBusError(DBusError.Name(LocalAuthErrorName.busy.dbusName), message)
         case .notEvaluating: DBusError(DBusError.Name(LocalAuthErrorName.notEvaluating.dbusName), message)
         case .invalidArgument: DBusError(.invalidArgs, message)
@@ -17,6 +17,16 @@ extension LocalAuthError {
         case .limitsExceeded: DBusError(.limitsExceeded, message)
         case .unknownContext: DBusError(.unknownObject, message)
         case .serviceFailure: DBusError(.failed, message)
+        }
+    }
+}
+
+extension LocalAuthError {
+    /// The data the contract says `name` carries after the message.
+    private func details(of name: LocalAuthErrorName) -> [DBusValue] {
+        switch name {
+        case .passcodeLockout: [.uint64(retryAfter.map { UInt64(max(0, $0.seconds.rounded(.up))) } ?? 0)]
+        default: []
         }
     }
 }

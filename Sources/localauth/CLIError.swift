@@ -7,7 +7,9 @@ enum CLIError: Error, Sendable {
     case usage(String)
     case unreachable(String)
     case accessDenied(String)
-    case authentication(LocalAuthErrorName, String)
+    /// An error of the contract with the daemon's message; `retryAfter` (Unix seconds, 0 for "until
+    /// an administrator resets it") when the error carries it (`PasscodeLockout`).
+    case authentication(LocalAuthErrorName, String, retryAfter: UInt64? = nil)
     case refused(String)
     case temporary(String)
     case failed(String)
@@ -17,7 +19,7 @@ enum CLIError: Error, Sendable {
         case .usage: ExitStatus.usage
         case .unreachable: ExitStatus.unreachable
         case .accessDenied: ExitStatus.accessDenied
-        case .authentication(let error, _): error.exitStatus
+        case .authentication(let error, _, _): error.exitStatus
         case .refused: ExitStatus.refused
         case .temporary: ExitStatus.temporary
         case .failed: ExitStatus.failed
@@ -29,16 +31,17 @@ enum CLIError: Error, Sendable {
         case .usage(let message), .unreachable(let message), .accessDenied(let message), .refused(let message),
              .temporary(let message), .failed(let message):
             message
-        case .authentication(let error, let daemonMessage): error.feedback(daemonMessage: daemonMessage)
+        case .authentication(let error, let daemonMessage, _): error.feedback(daemonMessage: daemonMessage)
         }
     }
 
-    /// The stable `--json` spelling: `{"error": {"name", "code"?, "exitStatus", "message"}}`.
+    /// The stable `--json` spelling: `{"error": {"name", "code"?, "retryAfter"?, "exitStatus", "message"}}`.
     var json: JSONValue {
         var fields: [(String, JSONValue)] = []
         switch self {
-        case .authentication(let error, _):
+        case .authentication(let error, _, let retryAfter):
             fields = [("name", .string(error.swiftName))] + (error.laErrorCode.map { [("code", .int($0))] } ?? [])
+                + (retryAfter.map { [("retryAfter", .int(Int(clamping: $0)))] } ?? [])
         case .usage: fields = [("name", "usage")]
         case .unreachable: fields = [("name", "unreachable")]
         case .accessDenied: fields = [("name", "accessDenied")]
@@ -60,7 +63,7 @@ enum CLIError: Error, Sendable {
             self = .refused(error.message)
             return
         case let name?:
-            self = .authentication(name, error.message)
+            self = .authentication(name, error.message, retryAfter: name.detailsSignature == "t" ? error.details.first?.uint64 : nil)
             return
         case nil:
             break

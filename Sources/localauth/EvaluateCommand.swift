@@ -124,7 +124,7 @@ enum EvaluateCommand {
                     }
                 } else if policy.takesPasscode {
                     // A wrong passcode comes back as a passcode-wrong prompt as well; a delay needs words here.
-                    if case .authentication(.passcodeLockout, _)? = await submit(line, client, context) {
+                    if case .authentication(.passcodeLockout, _, _)? = await submit(line, client, context) {
                         let wait = (try? await client.userState().passcodeWait) ?? 0
                         output.note(wait > 0 ? "passcode: next try in \(UserState.words(seconds: wait))" : "Passcode locked.")
                     }

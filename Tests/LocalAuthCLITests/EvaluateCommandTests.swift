@@ -72,6 +72,18 @@ struct EvaluateCommandTests {
             }
             let delayed = try await CLI.run(bus, ["evaluate", "--passcode-stdin"] + reason, stdin: "4711-secret\n")
             #expect(delayed.status == 13 && delayed.stderr.contains("try again in"), "\(delayed.stderr)")
+            // The time travels as data (the error's second argument), not only inside the message.
+            let now = UInt64(Date().timeIntervalSince1970)
+            do {
+                _ = try await client.manager("SetRequireAttention", [.bool(false), .string("4711-secret")])
+                Issue.record("SetRequireAttention during a passcode delay succeeded")
+            } catch let error as DBusError {
+                #expect(error.name.rawValue == "org.localauth.LocalAuthentication1.Error.PasscodeLockout")
+                let retryAfter = try #require(error.details.first?.uint64, "PasscodeLockout carries no retry time: \(error.details)")
+                #expect(retryAfter > now && retryAfter <= now + 61, "retryAfter \(retryAfter), now \(now)")
+            }
+            let json = try await CLI.run(bus, ["evaluate", "--json", "--passcode-stdin"] + reason, stdin: "4711-secret\n")
+            #expect(json.status == 13 && json.stdout.contains("\"retryAfter\":"), "\(json.stdout)")
             #expect(try await CLI.run(bus, ["attention", "off", "--stdin"], stdin: "4711-secret\n").status == 13)
             let status = try await CLI.run(bus, ["status"])
             #expect(status.stdout.contains("passcode: next try in 1 min") || status.stdout.contains("passcode: next try in 59 s"))

@@ -82,6 +82,9 @@ struct ServerAndClient {
     @Test func errorRepliesBecomeDBusErrorsWithNameAndMessage() async throws {
         try await withPrivateBus { bus in
             let peers = try await ServerAndClient.start(on: bus) { call in
+                if call.member == "Details" {
+                    throw DBusError("org.localauth.LocalAuthentication1.Error.PasscodeLockout", "wait", details: [.uint64(1_800_000_000)])
+                }
                 if call.member == "Defer" {
                     call.reply.fail(DBusError("org.localauth.LocalAuthentication1.Error.UserCancel", "later"))
                     return .deferred
@@ -94,6 +97,9 @@ struct ServerAndClient {
             }
             await #expect(throws: DBusError("org.localauth.LocalAuthentication1.Error.UserCancel", "later")) {
                 try await peers.call("Defer")
+            }
+            await #expect(throws: DBusError("org.localauth.LocalAuthentication1.Error.PasscodeLockout", "wait", details: [.uint64(1_800_000_000)])) {
+                try await peers.call("Details")
             }
         }
     }
