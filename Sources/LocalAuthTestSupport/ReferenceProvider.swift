@@ -115,3 +115,56 @@ public final class ReferenceProvider: Sendable {
         try? FileManager.default.removeItem(at: scratch)
     }
 }
+
+/// A daemon with the reference provider enabled and ready (its handshake done), and a client.
+public struct ProviderRig: Sendable {
+    public let daemon: DaemonUnderTest
+    public let bus: PrivateBus
+    public let provider: ReferenceProvider
+    public let client: Client
+    /// What the provider's simulator says it started listening for ("armed" / "enrolling", id).
+    public let listening: Inbox<(String, UInt64)>
+
+    /// Enrolls `finger` through the provider (touching it `stages` times); a passcode must be set.
+    public func enroll(_ finger: String, stages: Int = 3, passcode: String = "4711-secret") async throws {
+        let enrollment = Task { await errorName { _ = try await client.manager("Enroll", [.string("fingerprint"), .string(finger), .string(passcode)]) } }
+        let (what, _) = try await listening.next()
+        #expect(what == "enrolling")
+        for _ in 0..<stages {
+            #expect(try await ReferenceProvider.simulator(client.connection, "Touch", [.string(finger)]).first == .string(""))
+        }
+        #expect(await enrollment.value == nil)
+    }
+
+    /// Starts an evaluation and returns once the provider listens for it.
+    public func begin(_ context: String, policy: UInt32) async throws -> Task<String?, Never> {
+        let evaluation = try await client.begin(context, policy: policy)
+        let (what, _) = try await listening.next()
+        #expect(what == "armed")
+        return evaluation
+    }
+
+    /// The provider's simulator input (see ``ReferenceProvider/simulator(_:_:_:)``).
+    @discardableResult
+    public func simulator(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await ReferenceProvider.simulator(client.connection, member, arguments)
+    }
+}
+
+/// Starts a private bus, the daemon with the reference provider (started by the daemon through
+/// Exec=), waits for the provider's handshake, and runs `body`.
+public func withReferenceProvider<T: Sendable>(arguments: [String] = [], others: [String] = [], timeout: Double = 1,
+                                               allowingEveryUser: Bool = false, _ body: (ProviderRig) async throws -> T) async throws -> T {
+    let provider = try ReferenceProvider(arguments: arguments)
+    return try await withDaemon(configuration: provider.configuration(others: others, timeout: timeout), allowingEveryUser: allowingEveryUser) { daemon, bus in
+        let client = try await Client(bus)
+        let listening = Inbox<(String, UInt64)>()
+        let subscription = try await client.connection.subscribe(
+            DBusMatchRule(path: ReferenceProvider.simulatorPath, interface: ReferenceProvider.simulatorInterface, member: "Listening")) { signal in
+            listening.put((signal.arguments.first?.string ?? "", signal.arguments.dropFirst().first?.uint64 ?? 0))
+        }
+        defer { client.connection.unsubscribe(subscription) }
+        try await ReferenceProvider.waitForBackend(provider.id, on: client.connection) { $0 == "available" }
+        return try await body(ProviderRig(daemon: daemon, bus: bus, provider: provider, client: client, listening: listening))
+    }
+}

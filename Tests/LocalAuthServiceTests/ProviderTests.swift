@@ -12,51 +12,8 @@ private typealias P = ReferenceProvider
 /// progress and cancellation, template deletion, `Backends`.
 @Suite("Biometric providers end to end", .timeLimit(.minutes(2)))
 struct ProviderTests {
-    /// A daemon with the reference provider enabled, ready (handshake done), and a client.
-    struct Rig: Sendable {
-        let daemon: DaemonUnderTest
-        let bus: PrivateBus
-        let provider: ReferenceProvider
-        let client: Client
-        /// What the provider's simulator says it started listening for ("armed" / "enrolling", id).
-        let listening: Inbox<(String, UInt64)>
-
-        /// Sets a passcode and enrolls `finger` through the provider (touching it `stages` times).
-        func enroll(_ finger: String, stages: Int = 3, passcode: String = "4711-secret") async throws {
-            let enrollment = Task { await errorName { _ = try await client.manager("Enroll", [.string("fingerprint"), .string(finger), .string(passcode)]) } }
-            let (what, _) = try await listening.next()
-            #expect(what == "enrolling")
-            for _ in 0..<stages { #expect(try await P.simulator(client.connection, "Touch", [.string(finger)]).first == .string("")) }
-            #expect(await enrollment.value == nil)
-        }
-
-        /// Starts an evaluation and returns once the provider listens for it.
-        func begin(_ context: String, policy: UInt32) async throws -> Task<String?, Never> {
-            let evaluation = try await client.begin(context, policy: policy)
-            let (what, _) = try await listening.next()
-            #expect(what == "armed")
-            return evaluation
-        }
-    }
-
-    static func withProvider<T: Sendable>(arguments: [String] = [], others: [String] = [], timeout: Double = 1,
-                                          _ body: (Rig) async throws -> T) async throws -> T {
-        let provider = try ReferenceProvider(arguments: arguments)
-        return try await withDaemon(configuration: provider.configuration(others: others, timeout: timeout)) { daemon, bus in
-            let client = try await Client(bus)
-            let listening = Inbox<(String, UInt64)>()
-            let subscription = try await client.connection.subscribe(
-                DBusMatchRule(path: P.simulatorPath, interface: P.simulatorInterface, member: "Listening")) { signal in
-                listening.put((signal.arguments.first?.string ?? "", signal.arguments.dropFirst().first?.uint64 ?? 0))
-            }
-            defer { client.connection.unsubscribe(subscription) }
-            try await P.waitForBackend(provider.id, on: client.connection) { $0 == "available" }
-            return try await body(Rig(daemon: daemon, bus: bus, provider: provider, client: client, listening: listening))
-        }
-    }
-
     @Test func aProviderIsDiscoveredStartedAndMatchesThroughTheDaemon() async throws {
-        try await Self.withProvider { rig in
+        try await withReferenceProvider { rig in
             let details = try #require(try await P.backendDetails("reference", on: rig.client.connection))
             #expect(details["Kind"] == .string("provider") && details["ProviderVersion"] == .string("1.0.0"))
             #expect(details["Description"] == .string("Reference fingerprint provider (simulated sensor)"))
@@ -77,7 +34,7 @@ struct ProviderTests {
     }
 
     @Test func enrollmentProgressGoesToTheCallerOnly() async throws {
-        try await Self.withProvider { rig in
+        try await withReferenceProvider { rig in
             _ = try await rig.client.manager("SetPasscode", [.string(""), .string("4711-secret")])
             let progress = Inbox<[DBusValue]>()
             let mine = try await rig.client.connection.subscribe(
@@ -106,7 +63,7 @@ struct ProviderTests {
     }
 
     @Test func cancelEnrollmentEndsItWithUserCancelAndEnrollsNothing() async throws {
-        try await Self.withProvider { rig in
+        try await withReferenceProvider { rig in
             _ = try await rig.client.manager("SetPasscode", [.string(""), .string("4711-secret")])
             let enrollment = Task { await errorName { _ = try await rig.client.manager("Enroll", [.string("fingerprint"), .string("left-thumb"), .string("4711-secret")]) } }
             #expect(try await rig.listening.next().0 == "enrolling")
@@ -121,7 +78,7 @@ struct ProviderTests {
     }
 
     @Test func theCallerLeavingCancelsItsEnrollment() async throws {
-        try await Self.withProvider { rig in
+        try await withReferenceProvider { rig in
             let leaver = try await Client(rig.bus)
             _ = try await leaver.manager("SetPasscode", [.string(""), .string("4711-secret")])
             let enrollment = Task { await errorName { _ = try await leaver.manager("Enroll", [.string("fingerprint"), .string("left-thumb"), .string("4711-secret")]) } }
@@ -135,7 +92,7 @@ struct ProviderTests {
     }
 
     @Test func anEnrollmentTheSensorRefusesFailsWithAClearErrorAndEnrollsNothing() async throws {
-        try await Self.withProvider { rig in
+        try await withReferenceProvider { rig in
             _ = try await rig.client.manager("SetPasscode", [.string(""), .string("4711-secret")])
             var outcomes: [String?] = []
             for reason in ["data-full", "duplicate", "bent-finger"] {
@@ -161,7 +118,7 @@ struct ProviderTests {
     }
 
     @Test func unenrollingDeletesTheProviderTemplate() async throws {
-        try await Self.withProvider { rig in
+        try await withReferenceProvider { rig in
             _ = try await rig.client.manager("SetPasscode", [.string(""), .string("4711-secret")])
             try await rig.enroll("left-thumb")
             try await rig.enroll("left-thumb")
@@ -173,7 +130,7 @@ struct ProviderTests {
     }
 
     @Test func backendsShowsTheProviderAndAnnouncesItsAvailability() async throws {
-        try await Self.withProvider(others: ["face"]) { rig in
+        try await withReferenceProvider(others: ["face"]) { rig in
             let changes = Inbox<[String: DBusValue]>()
             let subscription = try await rig.client.connection.subscribe(
                 DBusMatchRule(path: D.managerPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")) { signal in
