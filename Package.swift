@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "LocalAuthSystemTests", dependencies: ["LocalAuthSystem", "LocalAuthBackends", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthDBusTests", dependencies: ["LocalAuthDBus", "LocalAuthTestSupport"]),
         // Integration: the real localauthd binary on a private bus, driven by gdbus, busctl, python3-dbus and LocalAuthDBus.
-        .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthProviders", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthenticationTests",
                     dependencies: ["LocalAuthentication", "LocalAuthDBus", "LocalAuthTestSupport", "localauthd", "BiometricAuthManagerExample"]),
         // iOS code in Swift 5 language mode: the `reply` closures Apple's SDK accepts there must build.

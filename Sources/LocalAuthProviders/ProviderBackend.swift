@@ -508,8 +508,10 @@ public final class ProviderBackend: CapturingBackend {
         if stillArmed { deliveries.yield((session, .disconnected)) }
     }
 
+    /// Calls `member` of ``ProviderProtocol/provider`` on the believed connection `owner`.
     private func callProvider(_ owner: String, _ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
-        try await connection.call(destination: owner, path: ProviderProtocol.providerPath, interface: ProviderProtocol.providerInterface,
+        assert(ProviderProtocol.provider.method(member)?.inputSignature == DBusValue.signature(of: arguments), "\(member) does not match the Provider1 contract")
+        return try await connection.call(destination: owner, path: ProviderProtocol.providerPath, interface: ProviderProtocol.providerInterface,
                                   member: member, arguments: arguments, timeout: timeout)
     }
 
