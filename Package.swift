@@ -48,6 +48,9 @@ let package = Package(
         // `make bench`: latency, throughput, memory and start-up of the release daemon (not part of `make test`).
         .executableTarget(name: "localauth-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
                           path: "Benchmarks/localauth-bench"),
+        // `make bench`: a match through the Python reference provider against the built-in simulator, same run.
+        .executableTarget(name: "localauth-provider-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
+                          path: "Benchmarks/provider-bench"),
 
         .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthBackendsTests", dependencies: ["LocalAuthBackends", "LocalAuthTestSupport"]),
