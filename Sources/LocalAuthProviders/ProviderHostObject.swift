@@ -9,7 +9,7 @@ import Synchronization
 /// Anyone else gets AccessDenied and a log line (one per connection, so a flood does not fill the
 /// journal), and nothing changes. Runs on the connection's queue, synchronously: the check needs
 /// no round trip.
-public struct ProviderHostObject: Sendable {
+public final class ProviderHostObject: Sendable {
     let backends: [ProviderBackend]
     let log: ProviderBackend.Log
     /// Connections whose refusal was logged; forgotten all at once when full.
