@@ -165,6 +165,11 @@ attempt('report-match', lambda: host.ReportAttempt(session, 'match', sys.argv[3]
 attempt('report-no-match', lambda: host.ReportAttempt(session, 'no-match', '', dbus_interface=N + '.ProviderHost'))
 attempt('report-availability', lambda: host.ReportAvailability(False, dbus_interface=N + '.ProviderHost'))
 attempt('report-enrollment', lambda: host.ReportEnrollment(dbus.UInt64(1), 'completed', dbus.UInt32(3), 'x', dbus_interface=N + '.ProviderHost'))
+provider = bus.get_object('org.localauth.Provider.Reference', '/org/localauth/Provider1', introspect=False)
+attempt('provider-disarm', lambda: provider.Disarm(session, dbus_interface='org.localauth.Provider1'))
+attempt('provider-delete', lambda: provider.DeleteTemplate(dbus.UInt32(0), sys.argv[3], dbus_interface='org.localauth.Provider1'))
+manager = dbus.Interface(bus.get_object(N, M, introspect=False), N + '.Manager')
+attempt('cancel-enrollment', lambda: manager.CancelEnrollment())
 attempt('own-provider-name', lambda: bus.request_name('org.localauth.Provider.Reference', dbus.bus.NAME_FLAG_DO_NOT_QUEUE) == 1 or (_ for _ in ()).throw(dbus.DBusException('not primary owner', name='Queued')))
 """#
 
@@ -179,12 +184,15 @@ attempt('own-provider-name', lambda: bus.request_name('org.localauth.Provider.Re
                 let command = runner + ["/usr/bin/python3", "-c", Self.impostorScript, rig.bus.address, "\(session)", template]
                 let result = try await runTool(command[0], Array(command.dropFirst()))
                 let who = runner.isEmpty ? "root" : "uid 65534"
-                for line in ["report-match", "report-no-match", "report-availability", "report-enrollment"] {
+                for line in ["report-match", "report-no-match", "report-availability", "report-enrollment", "provider-disarm", "provider-delete"] {
                     #expect(result.output.contains("\(line) org.freedesktop.DBus.Error.AccessDenied"), "\(who): \(result.output)")
                 }
+                #expect(result.output.contains("cancel-enrollment allowed"), "cancels only its own (none): \(result.output)")
                 #expect(!result.output.contains("own-provider-name allowed"), "\(who) took the provider's name: \(result.output)")
             }
             #expect(try await rig.client.property(context, "State") == .string("biometry"), "no impostor's match ended the evaluation")
+            #expect(try await rig.simulator("ArmedSession").first == .uint64(session), "nobody but localauthd disarmed the provider")
+            #expect(try await rig.simulator("Templates", [.uint32(getuid())]).first?.strings == [template], "nobody deleted the template")
             #expect(try await rig.client.userState()["BiometryFailures"] == .uint32(0))
             #expect(try await P.backendState("reference", on: rig.client.connection) == "available")
             try await rig.simulator("Touch", [.string("right-index-finger")])
