@@ -42,7 +42,6 @@ public final class ProviderBackend: CapturingBackend {
     }
 
     private struct Enrolling: Sendable {
-        let user: UInt32
         var stages: UInt32
         let progress: @Sendable (EnrollmentProgress) -> Void
         let finish: @Sendable (Result<String, LocalAuthError>) -> Void
@@ -206,7 +205,7 @@ public final class ProviderBackend: CapturingBackend {
                 let finish: @Sendable (Result<String, LocalAuthError>) -> Void = { result in
                     if !once.exchange(true, ordering: .acquiringAndReleasing) { continuation.resume(returning: result) }
                 }
-                state.withLock { $0.enrollments[enrollment] = Enrolling(user: user, stages: stages, progress: progress, finish: finish) }
+                state.withLock { $0.enrollments[enrollment] = Enrolling(stages: stages, progress: progress, finish: finish) }
                 // Cancelled before the enrollment was registered: the cancellation handler found nothing to end.
                 if Task.isCancelled {
                     finish(.failure(LocalAuthError(.userCancel, "The enrollment was cancelled; nothing was enrolled.")))
@@ -271,6 +270,10 @@ public final class ProviderBackend: CapturingBackend {
     func reportAttempt(session: UInt64, result: String, detail: String) throws(DBusError) {
         let outcome = try state.withLock { (state) throws(DBusError) -> (SensorSession, AttemptEvent)? in
             let parsed = try Self.parseAttempt(result, detail)
+            if case .event(.retry(let reason)) = parsed, case .ready(_, let hello) = state.phase,
+               !hello.retryReasons.isEmpty, !hello.retryReasons.contains(reason) {
+                throw .invalidArgs("Retry reason \(reason.rawValue) is not among those the provider announced in Hello (\(hello.retryReasons.map(\.rawValue).joined(separator: ", "))).")
+            }
             guard let armed = state.armed, armed.id == session else { return nil }
             switch parsed {
             case .match(let template):
@@ -400,7 +403,7 @@ public final class ProviderBackend: CapturingBackend {
                 return true
             }
             guard current else { return }
-            log(.notice, "provider \(id): ready, \(owner) (pid \(credentials.pid.map(String.init) ?? "unknown")), protocol \(hello.version), version \(hello.providerVersion.isEmpty ? "unknown" : hello.providerVersion), sensor \(hello.available ? "available" : "unavailable")")
+            log(.notice, "provider \(id): ready, \(owner) (pid \(credentials.pid.map(String.init) ?? "unknown")), protocol \(hello.version), version \(hello.providerVersion.isEmpty ? "unknown" : hello.providerVersion), sensor \(hello.available ? "available" : "unavailable"), \(hello.identify ? "identifies" : "verifies the first template only"), \(hello.enrollStages) enrollment stages\(hello.attention ? ", reports attention" : "")")
             announce()
         } catch let refusal as ProviderHello.Refusal {
             guard state.withLock({ $0.handshakes == serial }) else { return }

@@ -106,7 +106,7 @@ struct ProviderFaultTests {
             let evaluation = try await rig.begin(context, policy: 1)
             let session = try #require(try await rig.simulator("ArmedSession").first?.uint64)
             let ledger = Self.ledger(rig)
-            for (result, detail) in [("explode", ""), ("retry", "too-wet"), ("match", ""), ("match", "ref-0000000000000000")] {
+            for (result, detail) in [("explode", ""), ("retry", "too-wet"), ("retry", "no-face"), ("match", ""), ("match", "ref-0000000000000000")] {
                 let answer = try await rig.simulator("Report", [.uint64(session), .string(result), .string(detail)])
                 #expect(answer.first == .string("org.freedesktop.DBus.Error.InvalidArgs"), "\(result) \(detail): \(answer)")
             }
@@ -117,6 +117,7 @@ struct ProviderFaultTests {
             let log = rig.daemon.logText
             #expect(log.contains("provider reference: ReportAttempt refused: Unknown attempt result \"explode\""), "\(log)")
             #expect(log.contains("was not among the templates armed for session \(session)"), "\(log)")
+            #expect(log.contains("Retry reason no-face is not among those the provider announced"), "a fingerprint provider announced no face reasons: \(log)")
         }
     }
 
