@@ -45,6 +45,8 @@ public final class ProviderBackend: CapturingBackend {
         var stages: UInt32
         let progress: @Sendable (EnrollmentProgress) -> Void
         let finish: @Sendable (Result<String, LocalAuthError>) -> Void
+        /// Cancels the enrollment at ``ProviderBackend/enrollmentTimeout``; cancelled when it ends first.
+        var deadline: Task<Void, Never>?
     }
 
     private struct State {
@@ -213,10 +215,15 @@ public final class ProviderBackend: CapturingBackend {
                     return
                 }
                 Task { await self.startEnrollment(enrollment, user: user, label: label, owner: owner) }
-                Task {
-                    try? await Task.sleep(for: Self.enrollmentTimeout)
-                    self.endEnrollment(enrollment, cancelAt: owner, .failure(LocalAuthError(.systemCancel, "The enrollment did not finish within \(Self.enrollmentTimeout.components.seconds) s; try again.")))
+                let deadline = Task { [weak self] in
+                    guard (try? await Task.sleep(for: Self.enrollmentTimeout)) != nil else { return }
+                    self?.endEnrollment(enrollment, cancelAt: owner, .failure(LocalAuthError(.systemCancel, "The enrollment did not finish within \(Self.enrollmentTimeout.components.seconds) s; try again.")))
                 }
+                let running = state.withLock { state -> Bool in
+                    state.enrollments[enrollment]?.deadline = deadline
+                    return state.enrollments[enrollment] != nil
+                }
+                if !running { deadline.cancel() }
             }
         } onCancel: {
             endEnrollment(enrollment, cancelAt: owner, .failure(LocalAuthError(.userCancel, "The enrollment was cancelled; nothing was enrolled.")))
@@ -460,6 +467,7 @@ public final class ProviderBackend: CapturingBackend {
             return Array(state.enrollments.values)
         }
         for enrollment in running {
+            enrollment.deadline?.cancel()
             enrollment.finish(.failure(LocalAuthError(.biometryNotAvailable, "The \(modality.rawValue) provider \(id) went away during the enrollment (\(reason)); nothing was enrolled. Try again.")))
         }
     }
@@ -549,6 +557,7 @@ public final class ProviderBackend: CapturingBackend {
     /// Ends a running enrollment once; with `cancelAt` the provider is told to cancel it.
     private func endEnrollment(_ enrollment: UInt64, cancelAt owner: String?, _ result: Result<String, LocalAuthError>) {
         guard let running = state.withLock({ $0.enrollments.removeValue(forKey: enrollment) }) else { return }
+        running.deadline?.cancel()
         running.finish(result)
         if let owner {
             Task { _ = try? await callProvider(owner, "EnrollCancel", [.uint64(enrollment)]) }
