@@ -27,8 +27,11 @@ let package = Package(
         .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore", "CSystemd"]),
         // A small Swift layer over libdbus-1, shared by the daemon and clients.
         .target(name: "LocalAuthDBus", dependencies: ["CDBus"]),
+        // Biometric providers in other processes: the BiometricBackend proxy, the ProviderHost object,
+        // the daemon's own start mode (docs/providers.md).
+        .target(name: "LocalAuthProviders", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus"]),
         // The D-Bus API v1: Manager, Context and Simulator objects translating to the engine.
-        .target(name: "LocalAuthService", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus"]),
+        .target(name: "LocalAuthService", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus", "LocalAuthProviders"]),
         // The daemon: options, configuration, logging, signals.
         .executableTarget(name: "localauthd", dependencies: ["LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus"]),
         // `import LocalAuthentication`: Apple's client API (LAContext, LAPolicy, LAError) talking to localauthd.
@@ -45,13 +48,16 @@ let package = Package(
         // `make bench`: latency, throughput, memory and start-up of the release daemon (not part of `make test`).
         .executableTarget(name: "localauth-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
                           path: "Benchmarks/localauth-bench"),
+        // `make bench`: a match through the Python reference provider against the built-in simulator, same run.
+        .executableTarget(name: "localauth-provider-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
+                          path: "Benchmarks/provider-bench"),
 
         .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthBackendsTests", dependencies: ["LocalAuthBackends", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthSystemTests", dependencies: ["LocalAuthSystem", "LocalAuthBackends", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthDBusTests", dependencies: ["LocalAuthDBus", "LocalAuthTestSupport"]),
         // Integration: the real localauthd binary on a private bus, driven by gdbus, busctl, python3-dbus and LocalAuthDBus.
-        .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthProviders", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthenticationTests",
                     dependencies: ["LocalAuthentication", "LocalAuthDBus", "LocalAuthTestSupport", "localauthd", "BiometricAuthManagerExample"]),
         // iOS code in Swift 5 language mode: the `reply` closures Apple's SDK accepts there must build.

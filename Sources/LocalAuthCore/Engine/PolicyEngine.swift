@@ -289,14 +289,15 @@ public actor PolicyEngine {
                     result.append(BackendStatus(id: id, modality: "passcode", available: true))
                 }
             } else if let backend = backends.values.first(where: { $0.id == id }) {
-                result.append(BackendStatus(id: backend.id, modality: backend.modality.rawValue, available: backend.isAvailable))
+                result.append(BackendStatus(id: backend.id, modality: backend.modality.rawValue, available: backend.isAvailable,
+                                            detail: backend.detail))
             }
         }
         return result
     }
 
     /// Applies a reloaded configuration. Settings bound at start-up (backends, state directory,
-    /// simulator queue and group, request queue limits) keep their old values; their names are returned so the
+    /// simulator queue and group, request queue limits, providers) keep their old values; their names are returned so the
     /// administrator can be told a restart applies them. Running evaluations keep their deadline.
     public func reload(_ new: Configuration) -> [String] {
         var applied = new
@@ -313,6 +314,8 @@ public actor PolicyEngine {
         keep(\.maxQueuedBytesPerClient, "max_queued_bytes_per_client")
         keep(\.maxQueuedRequestsPerUser, "max_queued_requests_per_user")
         keep(\.maxQueuedBytesPerUser, "max_queued_bytes_per_user")
+        keep(\.providerDirectories, "provider_directories")
+        keep(\.providerTimeout, "provider_timeout")
         configuration = applied
         return needRestart
     }
