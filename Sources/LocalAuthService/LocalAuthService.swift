@@ -30,7 +30,7 @@ public final class LocalAuthService: Sendable {
 
     /// Loads state, connects, exports the objects and takes the bus name; returns when clients can call.
     public static func start(configuration: Configuration, stateDirectory: String, bus: DBusBus,
-                             simulatorGroup: UInt32?, audit: any AuditSink,
+                             simulatorGroup: UInt32?, audit: any AuditSink, sessionLookup: (any SessionLookup)? = nil,
                              log: @escaping @Sendable (AuditEntry.Severity, String) -> Void) async throws(StartError) -> LocalAuthService {
         let clock = SystemWallClock()
         let store: FileStateStore
@@ -67,7 +67,9 @@ public final class LocalAuthService: Sendable {
                 environment: .init(clock: clock, store: store, passcodeHasher: hasher,
                                    domainStateHasher: try KeyedDomainStateHasher(installationSecret: secret),
                                    audit: audit, observer: observer, sessions: LogindSessions(),
-                                   authorizer: PolkitAuthorizer(connection: connection)))
+                                   authorizer: PolkitAuthorizer(connection: connection),
+                                   sessionLookup: sessionLookup ?? LogindSessions(), agentObserver: AgentCaller(connection: connection),
+                                   consentStore: store, cookies: SodiumCookieSource()))
         } catch {
             connection.close()
             throw StartError(exitStatus: 70, description: error.message)
@@ -75,7 +77,7 @@ public final class LocalAuthService: Sendable {
         observer.attach(engine)
 
         let directory = CallerDirectory(connection: connection, limits: RequestQueueLimits(configuration), log: log)
-        let manager = ManagerObject(engine: engine, directory: directory, observer: observer)
+        let manager = ManagerObject(engine: engine, directory: directory, observer: observer, identify: ProcessIdentity.app(ofProcess:))
         let context = ContextObject(engine: engine, directory: directory)
         let simulator = SimulatorObject(engine: engine, directory: directory, queue: queue, fingerprint: fingerprint, face: face,
                                         observer: observer, daemonUser: currentUserID(), simulatorGroup: simulatorGroup)

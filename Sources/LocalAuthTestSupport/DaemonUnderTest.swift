@@ -44,6 +44,9 @@ public final class DaemonUnderTest: Sendable {
         self.scratch = scratch
         configPath = scratch.appendingPathComponent("localauthd.conf").path
         log = scratch.appendingPathComponent("daemon.log").path
+        // Tests written before agents drive passcodes from the app; tests of agents say `false`.
+        var configuration = configuration.contains("app_passcode_entry") ? configuration : "app_passcode_entry = true\n" + configuration
+        if !configuration.contains("face_consent") { configuration = "face_consent = false\n" + configuration }
         try configuration.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 

@@ -15,6 +15,8 @@ public struct EngineHarness: Sendable {
     public let fingerprint: FingerprintSimulator
     public let face: FaceSimulator
     public let sessions: FakeSessionDirectory
+    /// What agents were told.
+    public let agents: RecordingAgentObserver
     public let configuration: Configuration
 
     public static let alice = Caller(client: ClientID(":1.10"), uid: 1000)
@@ -29,7 +31,11 @@ public struct EngineHarness: Sendable {
     ///   - authorizer: who besides root may do privileged actions; nil: root only.
     public init(configuration: Configuration = Configuration(), store: MemoryStateStore = MemoryStateStore(),
                 clock: FakeClock = FakeClock(), passcodeHasher: (any PasscodeHasher)? = nil,
-                authorizer: (any Authorizer)? = nil) throws {
+                authorizer: (any Authorizer)? = nil, appPasscodeEntry: Bool = true, faceConsent: Bool = false) throws {
+        // Tests written before agents submit passcodes from the app; agent tests pass false.
+        var configuration = configuration
+        configuration.appPasscodeEntry = appPasscodeEntry
+        configuration.faceConsent = faceConsent
         self.configuration = configuration
         self.clock = clock
         self.store = store
@@ -37,6 +43,7 @@ public struct EngineHarness: Sendable {
         audit = RecordingAuditSink()
         hasher = FakePasscodeHasher()
         sessions = FakeSessionDirectory()
+        agents = RecordingAgentObserver()
         queue = SimulatorEventQueue(timeToLive: configuration.simulatorEventTTL, clock: clock)
         fingerprint = FingerprintSimulator(queue: queue)
         face = FaceSimulator(queue: queue)
@@ -47,7 +54,7 @@ public struct EngineHarness: Sendable {
             clock: clock, store: store,
             passcodeHasher: configuration.backends.contains("passcode") ? passcodeHasher ?? hasher : nil,
             domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions,
-            authorizer: authorizer)
+            authorizer: authorizer, sessionLookup: sessions, agentObserver: agents)
         engine = try PolicyEngine(configuration: configuration, backends: backends, environment: environment)
     }
 

@@ -102,6 +102,8 @@ public enum ConfigurationParser {
         case passcodeHashWorkers = "passcode_hash_workers"
         case maxPasscodeOperationsPerUser = "max_passcode_operations_per_user"
         case stateDirectory = "state_directory"
+        case appPasscodeEntry = "app_passcode_entry"
+        case faceConsent = "face_consent"
 
         func apply(_ value: String, to configuration: inout Configuration) throws(ValueError) {
             switch self {
@@ -160,6 +162,18 @@ public enum ConfigurationParser {
             case .stateDirectory:
                 guard value.hasPrefix("/") else { throw ValueError(message: "expected an absolute path, found \"\(value)\"") }
                 configuration.stateDirectory = value
+            case .appPasscodeEntry:
+                configuration.appPasscodeEntry = try Self.flag(value)
+            case .faceConsent:
+                configuration.faceConsent = try Self.flag(value)
+            }
+        }
+
+        static func flag(_ value: String) throws(ValueError) -> Bool {
+            switch value {
+            case "true": return true
+            case "false": return false
+            default: throw ValueError(message: "expected `true` or `false`, found \"\(value)\"")
             }
         }
 
