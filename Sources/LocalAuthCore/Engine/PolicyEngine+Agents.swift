@@ -187,7 +187,9 @@ extension PolicyEngine {
             switch faceAllowance(record) {
             case .allowed: break
             case .notOffered, .denied: usable.remove(.face)
-            case .undecided: if agent != nil { askFace = true } else { usable.remove(.face) }
+            // An app that is its own agent would answer for itself: only a session or fallback agent asks.
+            case .undecided:
+                if let agent, agent.scope != .ownContexts { askFace = true } else { usable.remove(.face) }
             }
         }
         return (usable, agent, askFace)
