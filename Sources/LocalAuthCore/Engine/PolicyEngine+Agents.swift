@@ -58,16 +58,19 @@ extension PolicyEngine {
               let record = contexts[id], let evaluation = record.evaluation
         else { throw Self.noSuchAuthentication }
         agentDesk.sheets[id]?.cookie = nil
-        // Whatever happens next, the sheet goes on with a fresh cookie if the evaluation does.
-        defer { if contexts[id]?.evaluation?.serial == evaluation.serial { issueCookie(id) } }
+        // A new cookie is issued before the answer's effects are shown (they carry it), after the
+        // passcode's verdict (one passcode in flight per sheet), and on every refusal here.
+        defer { if contexts[id]?.evaluation?.serial == evaluation.serial, agentDesk.sheets[id]?.cookie == nil { issueCookie(id) } }
         switch answer {
         case .cancel:
+            issueCookie(id)
             handle(.ended(.userCancel), on: id)
             settle()
         case .fallback:
             guard !record.options.localizedFallbackTitle.isEmpty else {
                 throw LocalAuthError(.notSupported, "The sheet shows no fallback button: the context's fallback title is empty.")
             }
+            issueCookie(id)
             handle(.fallback, on: id)
             settle()
         case .faceConsent(let allowed):
@@ -76,6 +79,7 @@ extension PolicyEngine {
             }
             try recordFaceConsent(app, allowed: allowed, user: record.user)
             agentDesk.sheets[id]?.faceConsentPending = false
+            issueCookie(id)
             if allowed { dirty.insert(id) } else { handle(.sensorLost(.face), on: id) }
             settle()
         case .passcode(let passcode):
