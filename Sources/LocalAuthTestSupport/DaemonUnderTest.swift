@@ -18,6 +18,8 @@ public final class DaemonUnderTest: Sendable {
     public static let simulatorPath = LocalAuthBusNames.simulatorPath
     public static let simulatorInterface = LocalAuthBusNames.simulatorInterface
     public static let errorPrefix = LocalAuthBusNames.errorPrefix
+    public static let agentInterface = LocalAuthBusNames.agentInterface
+    public static let agentPath = LocalAuthBusNames.agentPath
 
     /// The directory of the test bundle, where SwiftPM puts the built `localauthd` too.
     public static var binary: String {

@@ -16,6 +16,14 @@ struct AgentEndpoint: Sendable {
 
     let client: DaemonClient
 
+    /// `…Agent` as this agent serves it (dbus/org.localauth.LocalAuthentication1.Agent.xml;
+    /// ContractTests compares them).
+    static let interface = DBusInterfaceDescription(name: LocalAuthBusNames.agentInterface, methods: [
+        .init("BeginAuthentication", in: [.init("handle", "s"), .init("cookie", "s"), .init("request", "a{sv}")]),
+        .init("UpdateAuthentication", in: [.init("handle", "s"), .init("cookie", "s"), .init("update", "a{sv}")]),
+        .init("EndAuthentication", in: [.init("handle", "s"), .init("result", "s")]),
+    ])
+
     /// Serves the agent object and registers it; `deliver` receives the daemon's calls on the
     /// connection's queue. Throws the daemon's refusal (Busy when another agent serves).
     static func register(_ client: DaemonClient, options: [String: DBusValue],
@@ -26,20 +34,23 @@ struct AgentEndpoint: Sendable {
                                              arguments: [.string(LocalAuthBusNames.busName)]).first?.string ?? ""
         }
         try await client.translate {
-            try client.connection.register(path: LocalAuthBusNames.agentPath) { call in
+            try client.connection.register(path: LocalAuthBusNames.agentPath,
+                                           introspectionXML: DBusInterfaceDescription.document([interface])) { call in
                 guard call.sender == owner else {
                     throw DBusError(.accessDenied, "Only localauthd may call this agent.")
                 }
-                let arguments = call.arguments
-                switch (call.member, call.signature) {
-                case ("BeginAuthentication", "ssa{sv}"):
-                    deliver(.begin(handle: arguments[0].string!, cookie: arguments[1].string!, request: arguments[2].vardict!))
-                case ("UpdateAuthentication", "ssa{sv}"):
-                    deliver(.update(handle: arguments[0].string!, cookie: arguments[1].string!, update: arguments[2].vardict!))
-                case ("EndAuthentication", "ss"):
-                    deliver(.end(handle: arguments[0].string!, result: arguments[1].string!))
+                guard call.interface == nil || call.interface == interface.name, let method = interface.method(call.member) else {
+                    throw DBusError(.unknownMethod, "No method \(call.member) on \(interface.name).")
+                }
+                try call.requireSignature(method.inputSignature)
+                var reader = call.reader
+                switch method.name {
+                case "BeginAuthentication":
+                    deliver(.begin(handle: try reader.string(), cookie: try reader.string(), request: try reader.vardict()))
+                case "UpdateAuthentication":
+                    deliver(.update(handle: try reader.string(), cookie: try reader.string(), update: try reader.vardict()))
                 default:
-                    throw DBusError(.unknownMethod, "No method \(call.member)(\(call.signature)) on \(LocalAuthBusNames.agentInterface).")
+                    deliver(.end(handle: try reader.string(), result: try reader.string()))
                 }
                 return .empty
             }

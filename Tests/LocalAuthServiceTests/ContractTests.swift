@@ -11,6 +11,7 @@ import Testing
 struct ContractTests {
     static let interfaces = [
         DaemonUnderTest.managerInterface, DaemonUnderTest.contextInterface, DaemonUnderTest.simulatorInterface,
+        DaemonUnderTest.agentInterface,
     ]
 
     /// The checkout root, found from this file: `<root>/Tests/LocalAuthServiceTests/ContractTests.swift`.
@@ -50,6 +51,39 @@ struct ContractTests {
                 }
             }
             connectionStaysOpen(client)
+        }
+    }
+
+    /// The agent interface is served by agents, not the daemon: the terminal agent must match it.
+    @Test func theTerminalAgentServesExactlyWhatTheAgentContractSays() async throws {
+        try await withDaemon(configuration: "app_passcode_entry = false") { _, bus in
+            let agent = Process()
+            agent.executableURL = URL(fileURLWithPath: DaemonUnderTest.binary).deletingLastPathComponent().appendingPathComponent("localauth")
+            agent.arguments = ["--address", bus.address, "agent", "--fallback"]
+            let output = Pipe(), input = Pipe()
+            agent.standardOutput = output
+            agent.standardError = output
+            agent.standardInput = input
+            try agent.run()
+            defer { ChildProcess.kill(agent) }
+            _ = try await ChildOutput(output).lines.next(within: .seconds(10))
+            let client = try await Client(bus)
+            var name: String?
+            for candidate in try #require(try await client.connection.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "ListNames").first?.strings)
+            where candidate.hasPrefix(":") {
+                let pid = try? await client.connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                                                            member: "GetConnectionUnixProcessID", arguments: [.string(candidate)]).first?.uint32
+                if pid == UInt32(agent.processIdentifier) { name = candidate }
+            }
+            let served = try await Self.introspect(bus, DaemonUnderTest.agentPath, destination: try #require(name))
+            let interface = DaemonUnderTest.agentInterface
+            let file = try await Self.canonical(Self.contractFile(interface))
+            let agentSide = try #require(served.interfaces[interface], "the terminal agent does not introspect \(interface)")
+            let fileSide = try #require(file.interfaces[interface])
+            for difference in Self.differences(daemon: agentSide, file: fileSide) {
+                Issue.record("\(interface) (localauth agent vs \(Self.relativeName(interface))): \(difference)")
+            }
         }
     }
 
@@ -93,9 +127,9 @@ struct ContractTests {
     }
 
     /// What `gdbus introspect --xml` reports for `path`, reduced to the canonical form.
-    static func introspect(_ bus: PrivateBus, _ path: String) async throws -> Node {
+    static func introspect(_ bus: PrivateBus, _ path: String, destination: String = DaemonUnderTest.busName) async throws -> Node {
         let result = try await runTool("/usr/bin/gdbus", [
-            "introspect", "--address", bus.address, "--dest", DaemonUnderTest.busName, "--object-path", path, "--xml",
+            "introspect", "--address", bus.address, "--dest", destination, "--object-path", path, "--xml",
         ])
         try #require(result.status == 0, "gdbus introspect \(path) failed: \(result.output)")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("introspect-\(UUID().uuidString).xml")
