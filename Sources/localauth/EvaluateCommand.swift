@@ -67,7 +67,12 @@ enum EvaluateCommand {
                 agent = try await AgentEndpoint.register(client, options: ["OwnContexts": .bool(true)]) { continuation.yield(.agent($0)) }
             } catch {
                 // Busy: the session's agent shows the sheet. Anything else: a daemon without agents.
-                if case .refused = error, policy.takesPasscode { output.note("Your session's authentication agent asks for the passcode.") }
+                if case .temporary = error {
+                    if fromStdin {
+                        throw .refused("An authentication agent serves this session and takes the passcode there; run without --passcode-stdin and answer the agent.")
+                    }
+                    if policy.takesPasscode { output.note("Your session's authentication agent asks for the passcode.") }
+                }
             }
         }
         /// The cookie our agent answers with next.

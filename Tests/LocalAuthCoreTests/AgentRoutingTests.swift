@@ -65,3 +65,23 @@ struct AgentRoutingTests {
         #expect(!h.agents.calls.contains { if case .begin(let request, _) = $0 { request.faceConsentQuestion != nil } else { false } })
     }
 }
+
+extension AgentRoutingTests {
+    /// An agent that goes away while asking about face does not leave face allowed.
+    @Test func anUnansweredFaceQuestionIsANoWhenTheAgentGoes() async throws {
+        let h = try EngineHarness(appPasscodeEntry: false, faceConsent: true)
+        try await h.setUp(Self.app, faces: ["primary"])
+        for pid: UInt32 in [100, 302] { h.sessions.set(LoginSession(id: "1", owner: 1000), process: pid) }
+        try await h.engine.registerAgent(Self.myAgent, locale: "C", scope: .session)
+        let context = try await h.context(Self.app) {
+            $0.faceUsageDescription = "to unlock"
+            $0.appIdentity = "/usr/bin/notes"
+        }
+        let evaluation = await h.begin(.deviceOwnerAuthenticationWithBiometrics, on: context, by: Self.app)
+        #expect(h.agents.calls.contains { if case .begin(let request, _) = $0 { request.faceConsentQuestion != nil } else { false } })
+        #expect(try await h.state(of: context, Self.app) == .waiting)
+        await h.engine.clientDisconnected(Self.myAgent.client)
+        #expect(await evaluation.errorCode == .biometryNotAvailable)
+        #expect(await h.engine.faceConsentDecisions(of: 1000).isEmpty)
+    }
+}

@@ -36,11 +36,11 @@ struct AgentDesk: Sendable {
         agents[client] = AgentRegistration(client: client, uid: uid, scope: scope, language: language, serial: lastSerial)
     }
 
-    /// Removes the agent's registration; returns the contexts whose sheets it showed.
-    mutating func remove(_ client: ClientID) -> [ContextID] {
+    /// Removes the agent's registration; returns the sheets it showed.
+    mutating func remove(_ client: ClientID) -> [ContextID: Sheet] {
         agents[client] = nil
-        let shown = sheets.filter { $0.value.agent == client }.map(\.key)
-        for id in shown { sheets[id] = nil }
+        let shown = sheets.filter { $0.value.agent == client }
+        for id in shown.keys { sheets[id] = nil }
         return shown
     }
 

@@ -49,6 +49,7 @@ extension PolicyEngine {
             throw LocalAuthError(.invalidArgument, "This connection is not registered as an agent.")
         }
         dropAgent(client)
+        settle()
     }
 
     /// Takes an agent's answer for the sheet `cookie` names. Any cookie that is not current, not
@@ -258,9 +259,13 @@ extension PolicyEngine {
     }
 
     /// The agent left or unregistered: its sheets are gone; their evaluations go on (sensors,
-    /// cancel and the timeout still end them) without anyone to take the passcode.
+    /// cancel and the timeout still end them) without anyone to take the passcode. A face consent
+    /// question left unanswered is a no for this evaluation (nothing is stored).
     func dropAgent(_ client: ClientID) {
-        for id in agentDesk.remove(client) { dirty.insert(id) }
+        for (id, sheet) in agentDesk.remove(client) {
+            dirty.insert(id)
+            if sheet.faceConsentPending { handle(.sensorLost(.face), on: id) }
+        }
     }
 
     private func issueCookie(_ id: ContextID) {

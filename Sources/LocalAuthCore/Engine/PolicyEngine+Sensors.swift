@@ -155,7 +155,7 @@ extension PolicyEngine {
             guard let evaluation = record.evaluation else { continue }
             if now.state == .biometry, now.listening != before.listening {
                 show(PromptText.listening(now.listening, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options), on: id)
-            } else if now.state == .waiting, before.state != .waiting {
+            } else if now.state == .waiting, before.state != .waiting, heldBackSensors(id).isEmpty {
                 show(PromptText.waiting(for: evaluation.machine.wantedSensors, options: record.options), on: id)
             }
         }
