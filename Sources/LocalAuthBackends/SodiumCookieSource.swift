@@ -9,6 +9,6 @@ public struct SodiumCookieSource: CookieSource {
     public func cookie() -> String {
         var bytes = [UInt8](repeating: 0, count: 32)
         randombytes_buf(&bytes, bytes.count)
-        return hex(bytes)
+        return Self.hex(bytes)
     }
 }

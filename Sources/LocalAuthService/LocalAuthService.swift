@@ -30,7 +30,7 @@ public final class LocalAuthService: Sendable {
 
     /// Loads state, connects, exports the objects and takes the bus name; returns when clients can call.
     public static func start(configuration: Configuration, stateDirectory: String, bus: DBusBus,
-                             simulatorGroup: UInt32?, audit: any AuditSink, sessionLookup: (any SessionLookup)? = nil,
+                             simulatorGroup: UInt32?, audit: any AuditSink,
                              log: @escaping @Sendable (AuditEntry.Severity, String) -> Void) async throws(StartError) -> LocalAuthService {
         let clock = SystemWallClock()
         let store: FileStateStore
@@ -68,7 +68,7 @@ public final class LocalAuthService: Sendable {
                                    domainStateHasher: try KeyedDomainStateHasher(installationSecret: secret),
                                    audit: audit, observer: observer, sessions: LogindSessions(),
                                    authorizer: PolkitAuthorizer(connection: connection),
-                                   sessionLookup: sessionLookup ?? LogindSessions(), agentObserver: AgentCaller(connection: connection),
+                                   sessionLookup: LogindSessions(), agentObserver: AgentCaller(connection: connection),
                                    consentStore: store, cookies: SodiumCookieSource()))
         } catch {
             connection.close()

@@ -141,3 +141,14 @@ struct FaceConsentTests {
         }
     }
 }
+
+extension FaceConsentTests {
+    /// The app identity is the daemon's finding, never the app's word.
+    @Test func anAppCannotNameItsOwnIdentity() async throws {
+        try await withDaemon(configuration: AgentTests.strict) { _, bus in
+            let app = try await Client(bus)
+            let named = await errorName { _ = try await app.createContext(["AppIdentity": .string("/usr/bin/allowed-app")]) }
+            #expect(named == "org.freedesktop.DBus.Error.InvalidArgs")
+        }
+    }
+}

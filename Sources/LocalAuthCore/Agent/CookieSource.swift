@@ -11,18 +11,20 @@ public struct SystemCookieSource: CookieSource {
 
     public func cookie() -> String {
         var generator = SystemRandomNumberGenerator()
-        return hex((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        return Self.hex((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 }
 
-/// Lowercase hex digits of `bytes`.
-public func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0f)])
+extension CookieSource {
+    /// Lowercase hex digits of `bytes`.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
-    return String(decoding: out, as: UTF8.self)
 }
