@@ -21,7 +21,7 @@ public enum ProcessIdentity {
     }
 
     /// The Flatpak or Snap id in a `/proc/PID/cgroup` text, if the process runs in such a scope.
-    static func sandboxID(cgroup: String) -> String? {
+    public static func sandboxID(cgroup: String) -> String? {
         for line in cgroup.split(separator: "\n") {
             for unit in line.split(separator: "/").reversed() {
                 if unit.hasPrefix("app-flatpak-"), unit.hasSuffix(".scope") {
