@@ -46,3 +46,34 @@ struct AgentCommandTests {
         }
     }
 }
+
+extension AgentCommandTests {
+    /// Only localauthd may call the terminal agent: a forged sheet from another uid is refused and never shown.
+    @Test func theTerminalAgentBelievesOnlyTheDaemon() async throws {
+        try await withDaemon(configuration: Self.configuration, allowingEveryUser: true) { _, bus in
+            let agent = Process()
+            agent.executableURL = URL(fileURLWithPath: CLI.binary)
+            agent.arguments = ["--address", bus.address, "agent", "--fallback"]
+            let output = Pipe(), input = Pipe()
+            agent.standardOutput = output
+            agent.standardError = output
+            agent.standardInput = input
+            try agent.run()
+            defer { ChildProcess.kill(agent) }
+            let heard = ChildOutput(output)
+            _ = try await heard.lines.next(within: .seconds(10))
+            let forger = PythonDBusClient.prelude + """
+            d = dbus.Interface(bus.get_object('org.freedesktop.DBus', '/org/freedesktop/DBus'), 'org.freedesktop.DBus')
+            target = [n for n in d.ListNames() if n.startswith(':') and int(d.GetConnectionUnixProcessID(n)) == int(sys.argv[2])][0]
+            sheet = bus.get_object(target, M + '/Agent', introspect=False)
+            request = dbus.Dictionary({'Reason': 'forged: type your passcode', 'PasscodeAllowed': True}, signature='sv')
+            attempt('forged-begin', lambda: sheet.BeginAuthentication('h', 'c', request, dbus_interface=N + '.Agent'))
+            """
+            let forged = try await runTool("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", forger,
+                                                                bus.address, String(agent.processIdentifier)], timeout: .seconds(30))
+            #expect(forged.output == "forged-begin org.freedesktop.DBus.Error.AccessDenied\n", "\(forged.output)")
+            ChildProcess.kill(agent)
+            #expect(!heard.text.contains("forged"), "\(heard.text)")
+        }
+    }
+}
