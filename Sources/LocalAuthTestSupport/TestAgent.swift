@@ -31,6 +31,11 @@ public final class TestAgent: Sendable {
     public let connection: DBusConnection
     public let events = Inbox<Event>()
 
+    /// A call of another kind than a test expected.
+    public struct Unexpected: Error {
+        public init() {}
+    }
+
     public init(_ bus: PrivateBus) async throws {
         connection = try await bus.connect()
         let events = self.events

@@ -62,12 +62,15 @@ enum EvaluateCommand {
 
         let fallbackTitle = invocation.value("--fallback-title") ?? "Enter Password"
         var agent: AgentEndpoint?
+        /// Another agent (the session's) shows the sheet and takes the passcode.
+        var servedElsewhere = false
         if !invocation.flag("--no-interaction"), policy.takesPasscode || !fallbackTitle.isEmpty {
             do throws(CLIError) {
                 agent = try await AgentEndpoint.register(client, options: ["OwnContexts": .bool(true)]) { continuation.yield(.agent($0)) }
             } catch {
                 // Busy: the session's agent shows the sheet. Anything else: a daemon without agents.
                 if case .temporary = error {
+                    servedElsewhere = true
                     if fromStdin {
                         throw .refused("An authentication agent serves this session and takes the passcode there; run without --passcode-stdin and answer the agent.")
                     }
@@ -173,6 +176,8 @@ enum EvaluateCommand {
                     if await answer([], "fallback") != nil {
                         output.note("There is no fallback: --fallback-title is empty.")
                     }
+                } else if servedElsewhere {
+                    output.note("Your session's authentication agent takes the passcode and the buttons; answer it there (Ctrl-C cancels here).")
                 } else if policy.takesPasscode {
                     // A wrong passcode comes back as a passcode-wrong prompt as well; a delay needs words here.
                     if case .authentication(.passcodeLockout, _)? = await answer(line, "passcode") {

@@ -77,3 +77,29 @@ extension AgentCommandTests {
         }
     }
 }
+
+extension AgentCommandTests {
+    /// `evaluate` is its own agent only while none serves it (as pkexec); otherwise that agent asks.
+    @Test func evaluateUsesTheAgentThatServesItOrBecomesItsOwn() async throws {
+        try await withDaemon(configuration: Self.configuration) { _, bus in
+            let app = try await Client(bus)
+            try await app.setUp()
+            // No agent: evaluate takes the passcode itself (standard input here), as its own agent.
+            let alone = try await CLI.run(bus, ["evaluate", "--reason", "alone", "--passcode-stdin"], stdin: "4711-secret\n")
+            #expect(alone.status == 0 && alone.stdout == "Authenticated.\n", "\(alone.stderr)")
+
+            let agent = try await TestAgent(bus)
+            try await agent.register()
+            // With an agent, a passcode on standard input has nowhere to go: refused before anything runs.
+            let refused = try await CLI.run(bus, ["evaluate", "--reason", "scripted", "--passcode-stdin"], stdin: "4711-secret\n")
+            #expect(refused.status == 65 && refused.stderr.contains("An authentication agent serves this session"), "\(refused.stderr)")
+            // The agent shows the sheet and answers; evaluate only learns the result.
+            let running = try CLI.Running(bus, ["evaluate", "--reason", "served"])
+            guard case .begin(_, _, let request) = try await agent.next("begin") else { throw TestAgent.Unexpected() }
+            #expect(request["Reason"] == .string("served"))
+            try await agent.respond(try #require(try await agent.next("passcode").cookie), "passcode", passcode: "4711-secret")
+            let served = try await running.finish(within: .seconds(20))
+            #expect(served.status == 0 && served.stdout == "Authenticated.\n", "\(served.stderr)")
+        }
+    }
+}
