@@ -308,6 +308,22 @@ struct AgentTests {
         }
     }
 
+    /// Contexts of logins and sudo (root's User or Unlock, as the PAM module creates them) are
+    /// their own sheet: they take the passcode themselves and no agent is asked.
+    @Test func loginsAndSudoTakeThePasscodeThemselves() async throws {
+        try await withDaemon(configuration: Self.strict) { _, bus in
+            let app = try await Client(bus)
+            try await app.setUp()
+            let agent = try await TestAgent(bus)
+            try await agent.register()
+            let login = try await app.createContext(["User": .uint32(0), "Unlock": .bool(true)])
+            let evaluation = try await app.begin(login, policy: 2)
+            _ = try await app.context(login, "SubmitPasscode", [.string(Self.passcode)])
+            #expect(await evaluation.value == nil)
+            #expect(agent.events.received.isEmpty, "\(agent.events.received)")
+        }
+    }
+
     /// The agent's connection going away drops it: the next evaluation finds no agent.
     @Test func anAgentIsDroppedWhenItsConnectionGoes() async throws {
         try await withDaemon(configuration: Self.strict) { _, bus in
