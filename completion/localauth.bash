@@ -19,7 +19,8 @@ _localauth() {
     esac
     local candidates="" options="" used=0 arguments=()
     case "${words[*]}" in
-        "") candidates="attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode sim status unenroll" ;;
+        "") candidates="agent apps attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode sim status unenroll" ;;
+        "apps") candidates="allow revoke" ;;
         "enroll") candidates="fingerprint face" ;;
         "lockout") candidates="reset" ;;
         "passcode") candidates="set change remove" ;;
@@ -47,8 +48,12 @@ _localauth() {
         "sim fallback"|"sim fallback "*) used=2 options="" arguments=() ;;
         "sim reset"|"sim reset "*) used=2 options="" arguments=() ;;
         "monitor"|"monitor "*) used=1 options="--interval --count" arguments=() ;;
+        "agent"|"agent "*) used=1 options="--fallback" arguments=() ;;
+        "apps"|"apps "*) used=1 options="" arguments=() ;;
+        "apps allow"|"apps allow "*) used=2 options="--stdin" arguments=("") ;;
+        "apps revoke"|"apps revoke "*) used=2 options="" arguments=("") ;;
         "lockout reset"|"lockout reset "*) used=2 options="--uid" arguments=() ;;
-        "help"|"help "*) used=1 options="" arguments=("attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode sim status unenroll" "cancel change connect disconnect face fallback fingerprint remove reset retry set touch") ;;
+        "help"|"help "*) used=1 options="" arguments=("agent apps attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode sim status unenroll" "allow cancel change connect disconnect face fallback fingerprint remove reset retry revoke set touch") ;;
         "completion"|"completion "*) used=1 options="" arguments=("bash") ;;
     esac
     local given=$(( ${#words[@]} - used ))

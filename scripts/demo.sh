@@ -69,6 +69,9 @@ with_passcode enroll face --stdin
 run enrollments
 run can-evaluate --policy biometrics
 
+step "Allow localauth itself to use Face ID (apps are asked once by your agent; this needs the passcode)"
+with_passcode apps allow "$(readlink -f "$BIN/localauth")" --stdin
+
 step "Evaluate by a touch of the enrolled finger (the simulated touch waits for the evaluation)"
 run sim touch right-index-finger
 run evaluate --policy biometrics --reason "open the demo vault"

@@ -10,6 +10,9 @@ public enum LocalAuthBusNames {
     public static let managerInterface = "org.localauth.LocalAuthentication1.Manager"
     public static let contextInterface = "org.localauth.LocalAuthentication1.Context"
     public static let simulatorInterface = "org.localauth.LocalAuthentication1.Simulator"
+    /// Served by each agent at ``agentPath`` on its own connection; the daemon calls it.
+    public static let agentInterface = "org.localauth.LocalAuthentication1.Agent"
+    public static let agentPath = "/org/localauth/LocalAuthentication1/Agent"
     /// Error names are `<errorPrefix><Name>` (`…Error.BiometryLockout`).
     public static let errorPrefix = "org.localauth.LocalAuthentication1.Error."
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import CDBus
 /// Client side: method calls.
 extension DBusConnection {
     /// Calls a method and returns the reply's arguments.
@@ -22,6 +23,22 @@ extension DBusConnection {
             }
         } onCancel: {
             queue.async { call.cancel() }
+        }
+    }
+}
+
+extension DBusConnection {
+    /// Sends a method call flagged NO_REPLY_EXPECTED and returns at once. Calls sent from one
+    /// thread in order reach the peer in that order. Throws `InvalidArgs` for an invalid name,
+    /// path or argument (nothing is sent), `Disconnected` if closed.
+    public func send(
+        callTo destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = []
+    ) throws {
+        try onQueue { () throws(DBusError) in
+            let message = try DBusMessage.methodCall(
+                destination: destination, path: path, interface: interface, member: member, arguments: arguments, on: self)
+            dbus_message_set_no_reply(message.raw, 1)
+            try send(message)
         }
     }
 }

@@ -28,6 +28,11 @@ public enum BusContract {
             M("SetRequireAttention", in: [A("enabled", "b"), A("passcode", "s", secret: true)]),
             M("ResetLockout", in: [A("uid", "u")]),
             M("CancelEnrollment"),
+            M("RegisterAgent", in: [A("locale", "s"), A("options", "a{sv}")]),
+            M("UnregisterAgent"),
+            M("AgentResponse", in: [A("cookie", "s"), A("response", "s"), A("passcode", "s", secret: true)]),
+            M("GetFaceConsents", out: [A("decisions", "a(sb)")]),
+            M("SetFaceConsent", in: [A("app", "s"), A("allowed", "b"), A("passcode", "s", secret: true)]),
         ],
         signals: [
             DBusInterfaceDescription.Signal("UserStateChanged", [A("state", "a{sv}")]),

@@ -78,7 +78,9 @@ public final class LocalAuthService: Sendable {
                 environment: .init(clock: clock, store: store, passcodeHasher: hasher,
                                    domainStateHasher: try KeyedDomainStateHasher(installationSecret: secret),
                                    audit: audit, observer: observer, sessions: LogindSessions(),
-                                   authorizer: PolkitAuthorizer(connection: connection)))
+                                   authorizer: PolkitAuthorizer(connection: connection),
+                                   sessionLookup: LogindSessions(), agentObserver: AgentCaller(connection: connection),
+                                   consentStore: store, cookies: SodiumCookieSource()))
         } catch {
             connection.close()
             throw StartError(exitStatus: 70, description: error.message)
@@ -87,7 +89,8 @@ public final class LocalAuthService: Sendable {
 
         let directory = CallerDirectory(connection: connection, limits: RequestQueueLimits(configuration), log: log)
         let enrollments = EnrollmentRegistry(capturing: Set(providers.map(\.modality)))
-        let manager = ManagerObject(engine: engine, directory: directory, observer: observer, enrollments: enrollments)
+        let manager = ManagerObject(engine: engine, directory: directory, observer: observer, enrollments: enrollments,
+                                    identify: ProcessIdentity.app(ofProcess:))
         let providerHost = ProviderHostObject(backends: providers, log: log)
         let context = ContextObject(engine: engine, directory: directory)
         let simulator = SimulatorObject(engine: engine, directory: directory, queue: queue, fingerprint: fingerprint, face: face,

@@ -11,6 +11,8 @@ struct ManagerObject: Sendable {
     let observer: BusObserver
     /// Enrollments that take captures on a provider, per calling connection.
     let enrollments: EnrollmentRegistry
+    /// The app identity of a process (``ProcessIdentity``), for per-app face consent.
+    let identify: @Sendable (UInt32?) -> String?
 
     func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
         if let request = try DBusPropertyRequest(call) { return try properties(request, call) }
@@ -19,8 +21,11 @@ struct ManagerObject: Sendable {
         let engine = self.engine
         switch call.member {
         case "CreateContext":
-            let request = try ContextOptionsDecoder.decode(try arguments.vardict())
+            let decoded = try ContextOptionsDecoder.decode(try arguments.vardict())
+            let identify = self.identify
             return directory.respond(to: call) { bus in
+                var request = decoded
+                request.options.appIdentity = identify(bus.credentials.pid) ?? "unidentified"
                 // The engine asks about User and a true Unlock itself; `Unlock: false` is refused alike.
                 if request.namesUnlock && !request.options.isUnlockContext {
                     try await engine.authorize(.actForOtherUsers, caller: bus.caller)
@@ -79,6 +84,39 @@ struct ManagerObject: Sendable {
             // Not queued behind the caller's running Enroll: only that connection's own enrollment is cancelled.
             if let sender = call.sender { enrollments.cancel(ClientID(sender)) }
             return .empty
+        case "RegisterAgent":
+            let locale = try arguments.string()
+            let scope = try Self.agentScope(try arguments.vardict())
+            return directory.respond(to: call) { bus in
+                try await engine.registerAgent(bus.caller, locale: locale, scope: scope)
+                return []
+            }
+        case "UnregisterAgent":
+            return directory.respond(to: call) { bus in
+                try await engine.unregisterAgent(bus.caller.client)
+                return []
+            }
+        case "AgentResponse":
+            let cookie = try arguments.string()
+            let response = try arguments.string()
+            let answer = try Self.agentAnswer(response, Passcode(try arguments.secret()))
+            return directory.respond(to: call) { bus in
+                try await engine.agentResponse(cookie: cookie, answer, caller: bus.caller)
+                return []
+            }
+        case "GetFaceConsents":
+            return directory.respond(to: call) { bus in
+                let decisions = await engine.faceConsentDecisions(of: bus.caller.uid)
+                return [.array(elementSignature: "(sb)", decisions.sorted { $0.key < $1.key }.map { .structure([.string($0.key), .bool($0.value)]) })]
+            }
+        case "SetFaceConsent":
+            let app = try arguments.string()
+            let allowed = try arguments.bool()
+            let passcode = Passcode(try arguments.secret())
+            return directory.respond(to: call) { bus in
+                try await engine.setFaceConsent(app: app, allowed: allowed, passcode: passcode, caller: bus.caller)
+                return []
+            }
         default:
             throw .unknownMember(call.member, of: BusContract.manager)
         }
@@ -146,6 +184,26 @@ struct ManagerObject: Sendable {
         })
     }
 
+    static func agentScope(_ options: [String: DBusValue]) throws(DBusError) -> AgentScope.Requested {
+        var scope = AgentScope.Requested.session
+        for (key, value) in options {
+            guard let flag = value.bool else { throw .invalidArgs("Option \(key) must be of type b, not \(value.signature).") }
+            switch key {
+            case "Fallback": if flag { scope = .fallback }
+            case "OwnContexts": if flag { scope = .ownContexts }
+            default: throw .invalidArgs("Unknown option \"\(key)\"; known: Fallback, OwnContexts.")
+            }
+        }
+        if options["Fallback"]?.bool == true, options["OwnContexts"]?.bool == true {
+            throw .invalidArgs("Fallback and OwnContexts exclude each other; pass one.")
+        }
+        return scope
+    }
+
+    static func agentAnswer(_ response: String, _ passcode: Passcode) throws(DBusError) -> AgentAnswer {
+        do { return try AgentAnswer(response: response, passcode: passcode) } catch { throw error.dbusError }
+    }
+
     static func modality(_ name: String) throws(DBusError) -> BiometricModality {
         guard let modality = BiometricModality(rawValue: name) else {
             throw .invalidArgs("Unknown modality \"\(name)\"; use `fingerprint` or `face`.")
@@ -207,8 +265,12 @@ enum ContextOptionsDecoder {
                 guard let flag = value.bool else { throw wrongType("b") }
                 request.options.isUnlockContext = flag
                 request.namesUnlock = true
+            case "FaceUsageDescription":
+                guard let text = value.string else { throw wrongType("s") }
+                do { try ContextOptions.validateText(text, name: "face usage description", allowEmpty: true) } catch { throw error.dbusError }
+                request.options.faceUsageDescription = text
             default:
-                throw .invalidArgs("Unknown option \"\(key)\"; known: LocalizedFallbackTitle, LocalizedCancelTitle, InteractionNotAllowed, AllowableReuseDuration, User, Unlock.")
+                throw .invalidArgs("Unknown option \"\(key)\"; known: LocalizedFallbackTitle, LocalizedCancelTitle, InteractionNotAllowed, AllowableReuseDuration, User, Unlock, FaceUsageDescription.")
             }
         }
         return request

@@ -9,6 +9,7 @@ import LocalAuthCore
 ///       users/<uid>/                0700
 ///         ledger.json               0600  failure counts and locks
 ///         profile.json              0600  passcode hash, enrollments, settings
+///         face-consent.json         0600  which apps may use the face sensor
 ///
 /// Every write is atomic and durable (see ``AtomicFile``). Directories and files are reached
 /// through ``StateDirectory`` descriptors, never by following a link, and only when the daemon's
@@ -16,7 +17,7 @@ import LocalAuthCore
 /// is `.corrupt` (the user fails closed). Temporary files of writes a crash interrupted are removed
 /// when the store opens. Immutable after init, so it may be used from any thread; callers
 /// serialize writes per user (the engine's actor does).
-public final class FileStateStore: StateStore {
+public final class FileStateStore: StateStore, ConsentStore {
     public let directory: String
     private let root: StateDirectory
     private let users: StateDirectory
@@ -49,6 +50,15 @@ public final class FileStateStore: StateStore {
 
     public func saveProfile(_ profile: UserProfile, user: UInt32) throws(StateStoreError) {
         try save(profile, user: user, name: "profile.json")
+    }
+
+    /// `users/<uid>/face-consent.json`: the user's per-app face decisions.
+    public func loadFaceConsents(user: UInt32) throws(StateStoreError) -> FaceConsents? {
+        try load(FaceConsents.self, user: user, name: "face-consent.json")
+    }
+
+    public func saveFaceConsents(_ consents: FaceConsents, user: UInt32) throws(StateStoreError) {
+        try save(consents, user: user, name: "face-consent.json")
     }
 
     public func quarantineProfile(user: UInt32) throws(StateStoreError) {

@@ -15,7 +15,7 @@ import LocalAuthCore
 /// systemd user service, a desktop app launched as its own scope) takes its user's best session:
 /// `foreground` when one of them is, `background` when the user has sessions but none is, and
 /// `unknown` when it has none.
-public struct LogindSessions: SessionDirectory {
+public struct LogindSessions: SessionDirectory, SessionLookup {
     public init() {}
 
     public func standing(ofProcess pid: UInt32?, user: UInt32) -> SessionStanding {
@@ -46,6 +46,14 @@ public struct LogindSessions: SessionDirectory {
         guard pid > 0, sd_pid_get_session(pid_t(bitPattern: pid), &session) >= 0, let session else { return nil }
         defer { free(session) }
         return String(cString: session)
+    }
+
+    /// The session of process `pid` with its owner; nil outside every session or without logind.
+    public func session(ofProcess pid: UInt32?) -> LoginSession? {
+        guard let pid, let id = Self.session(ofProcess: pid) else { return nil }
+        var owner = uid_t()
+        guard sd_session_get_uid(id, &owner) >= 0 else { return nil }
+        return LoginSession(id: id, owner: UInt32(owner))
     }
 
     static func sessions(of user: UInt32) -> [String] {

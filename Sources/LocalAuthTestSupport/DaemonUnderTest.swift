@@ -18,6 +18,8 @@ public final class DaemonUnderTest: Sendable {
     public static let simulatorPath = LocalAuthBusNames.simulatorPath
     public static let simulatorInterface = LocalAuthBusNames.simulatorInterface
     public static let errorPrefix = LocalAuthBusNames.errorPrefix
+    public static let agentInterface = LocalAuthBusNames.agentInterface
+    public static let agentPath = LocalAuthBusNames.agentPath
 
     /// The directory of the test bundle, where SwiftPM puts the built `localauthd` too.
     public static var binary: String {
@@ -44,6 +46,9 @@ public final class DaemonUnderTest: Sendable {
         self.scratch = scratch
         configPath = scratch.appendingPathComponent("localauthd.conf").path
         log = scratch.appendingPathComponent("daemon.log").path
+        // Tests written before agents drive passcodes from the app; tests of agents say `false`.
+        var configuration = configuration.contains("app_passcode_entry") ? configuration : "app_passcode_entry = true\n" + configuration
+        if !configuration.contains("face_consent") { configuration = "face_consent = false\n" + configuration }
         try configuration.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 

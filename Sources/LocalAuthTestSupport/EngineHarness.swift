@@ -15,6 +15,8 @@ public struct EngineHarness: Sendable {
     public let fingerprint: FingerprintSimulator
     public let face: FaceSimulator
     public let sessions: FakeSessionDirectory
+    /// What agents were told.
+    public let agents: RecordingAgentObserver
     public let configuration: Configuration
 
     public static let alice = Caller(client: ClientID(":1.10"), uid: 1000)
@@ -30,7 +32,11 @@ public struct EngineHarness: Sendable {
     ///   - sensor: a backend used instead of the simulator of its modality (a provider's double).
     public init(configuration: Configuration = Configuration(), store: MemoryStateStore = MemoryStateStore(),
                 clock: FakeClock = FakeClock(), passcodeHasher: (any PasscodeHasher)? = nil,
-                authorizer: (any Authorizer)? = nil, sensor: (any BiometricBackend)? = nil) throws {
+                authorizer: (any Authorizer)? = nil, sensor: (any BiometricBackend)? = nil, appPasscodeEntry: Bool = true, faceConsent: Bool = false) throws {
+        // Tests written before agents submit passcodes from the app; agent tests pass false.
+        var configuration = configuration
+        configuration.appPasscodeEntry = appPasscodeEntry
+        configuration.faceConsent = faceConsent
         self.configuration = configuration
         self.clock = clock
         self.store = store
@@ -38,6 +44,7 @@ public struct EngineHarness: Sendable {
         audit = RecordingAuditSink()
         hasher = FakePasscodeHasher()
         sessions = FakeSessionDirectory()
+        agents = RecordingAgentObserver()
         queue = SimulatorEventQueue(timeToLive: configuration.simulatorEventTTL, clock: clock)
         fingerprint = FingerprintSimulator(queue: queue)
         face = FaceSimulator(queue: queue)
@@ -52,7 +59,7 @@ public struct EngineHarness: Sendable {
             clock: clock, store: store,
             passcodeHasher: configuration.backends.contains("passcode") ? passcodeHasher ?? hasher : nil,
             domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions,
-            authorizer: authorizer)
+            authorizer: authorizer, sessionLookup: sessions, agentObserver: agents)
         engine = try PolicyEngine(configuration: configuration, backends: backends, environment: environment)
     }
 

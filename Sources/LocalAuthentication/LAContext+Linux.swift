@@ -16,6 +16,11 @@ extension LAContext {
     /// `passcode` and `passcode-wrong`), unless a credential set with `setCredential` is offered first.
     /// Without a provider or credential the evaluation waits (until the daemon's timeout, or until
     /// `setCredential`, `userCancelled()` or `invalidate()`).
+    ///
+    /// Only a daemon in headless mode (`app_passcode_entry = true`) sends these prompts to an
+    /// ordinary app. Normally the session's agent (`localauth agent`, ``LAAuthenticationAgent``)
+    /// asks the user, the app never sees the passcode and needs no provider; with no agent the
+    /// evaluation ends with `notInteractive` when it needs the passcode.
     public var passcodeProvider: LAPasscodeProvider? {
         get { session.state.withLock { $0.passcodeProvider } }
         set { session.state.withLock { $0.passcodeProvider = newValue } }

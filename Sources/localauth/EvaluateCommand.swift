@@ -9,12 +9,18 @@ import LocalAuthDBus
 /// `evaluate`: one EvaluatePolicy on a context of our own, with its prompts, the passcode typed on
 /// the terminal (or given on standard input), the fallback key and Ctrl-C.
 ///
+/// Like `pkexec`, it is its own agent (for its own context only) when no agent serves its session:
+/// the passcode and the fallback then go to the daemon as agent answers with the sheet's cookie.
+/// When the session has an agent, that agent asks, and this command only waits for the result.
+///
 /// Everything that happens (a prompt signal, a line typed, Ctrl-C, the reply) becomes an `Event` on
 /// one stream that the main actor handles in order, so the evaluation's state needs no lock.
 @MainActor
 enum EvaluateCommand {
     private enum Event {
         case prompt(kind: String, message: String)
+        /// A call of the daemon on our own agent.
+        case agent(AgentEndpoint.Call)
         /// A line typed on the terminal; nil at end of input.
         case line([UInt8]?)
         case interrupt
@@ -56,6 +62,25 @@ enum EvaluateCommand {
         defer { Interrupts.handler = nil }
 
         let fallbackTitle = invocation.value("--fallback-title") ?? "Enter Password"
+        var agent: AgentEndpoint?
+        /// Another agent (the session's) shows the sheet and takes the passcode.
+        var servedElsewhere = false
+        if !invocation.flag("--no-interaction"), policy.takesPasscode || !fallbackTitle.isEmpty {
+            do throws(CLIError) {
+                agent = try await AgentEndpoint.register(client, options: ["OwnContexts": .bool(true)]) { continuation.yield(.agent($0)) }
+            } catch {
+                // Busy: the session's agent shows the sheet. Anything else: a daemon without agents.
+                if case .temporary = error {
+                    servedElsewhere = true
+                    if fromStdin {
+                        throw .refused("An authentication agent serves this session and takes the passcode there; run without --passcode-stdin and answer the agent.")
+                    }
+                    if policy.takesPasscode { output.note("Your session's authentication agent asks for the passcode.") }
+                }
+            }
+        }
+        /// The cookie our agent answers with next.
+        var cookie: String?
         var reader: (any DispatchSourceRead)?
         // The terminal is read only when standard input is one, so a script's evaluation never grabs it.
         if !fromStdin, !invocation.flag("--no-interaction"), policy.takesPasscode || !fallbackTitle.isEmpty, isatty(0) == 1,
@@ -81,6 +106,39 @@ enum EvaluateCommand {
         /// Set when the CLI itself ended the evaluation for a reason other than Ctrl-C.
         var verdict: CLIError?
         var cancelling = false, hinted = false, offeredStdin = false
+        func offerStdin() async {
+            guard fromStdin, !offeredStdin else { return }
+            offeredStdin = true
+            let refusal = await answer(stdinPasscode, "passcode")
+            // Offered once only: no reason to keep it while the evaluation goes on.
+            Secret.wipe(&stdinPasscode)
+            if let refusal { await cancel(because: refusal) }
+        }
+        func hint() {
+            guard reader != nil, !hinted, !cancelling else { return }
+            hinted = true
+            output.note(policy.takesPasscode
+                ? "(Type your passcode and press Enter; it is not shown.)"
+                : "(Press Enter for “\(fallbackTitle)”, Ctrl-C to cancel.)")
+        }
+        func show(_ kind: String, _ message: String) {
+            if output.json {
+                output.result("", json: .object([("event", "prompt"), ("kind", .string(kind)), ("message", .string(message))]))
+            } else {
+                output.note(message)
+            }
+        }
+        /// Our agent's answer with the current cookie, or the app-side call without an agent;
+        /// nil when taken (or the evaluation already ended), otherwise why not.
+        func answer(_ passcode: [UInt8], _ response: String) async -> CLIError? {
+            guard let agent else {
+                return response == "passcode" ? await submit(passcode, client, context) : await fallback(client, context)
+            }
+            guard let current = cookie else { return nil }
+            let refusal = await agent.respond(current, response, passcode: passcode)
+            if case .accessDenied? = refusal { return nil }  // the sheet closed meanwhile
+            return refusal
+        }
         func cancel(because reason: CLIError?) async {
             guard !cancelling else { return }
             cancelling = true
@@ -96,35 +154,34 @@ enum EvaluateCommand {
         loop: for await event in events {
             switch event {
             case .prompt(let kind, let message):
-                if output.json {
-                    output.result("", json: .object([("event", "prompt"), ("kind", .string(kind)), ("message", .string(message))]))
-                } else {
-                    output.note(message)
+                // With our own agent, the passcode prompts come to it (in the daemon's catalog).
+                if agent != nil, kind == "passcode" || kind == "passcode-wrong" { continue }
+                show(kind, message)
+                if agent == nil { await offerStdin() }
+                hint()
+            case .agent(.begin(_, let current, _)):
+                cookie = current
+                await offerStdin()
+            case .agent(.update(_, let current, let update)):
+                cookie = current
+                let kind = update["Kind"]?.string ?? ""
+                if kind == "passcode" || kind == "passcode-wrong" {
+                    show(kind, update["Message"]?.string ?? "")
+                    hint()
                 }
-                if fromStdin, !offeredStdin {
-                    offeredStdin = true
-                    let refusal = await submit(stdinPasscode, client, context)
-                    // Offered once only: no reason to keep it while the evaluation goes on.
-                    Secret.wipe(&stdinPasscode)
-                    if let refusal { await cancel(because: refusal) }
-                }
-                if reader != nil, !hinted, !cancelling {
-                    hinted = true
-                    output.note(policy.takesPasscode
-                        ? "(Type your passcode and press Enter; it is not shown.)"
-                        : "(Press Enter for “\(fallbackTitle)”, Ctrl-C to cancel.)")
-                }
+            case .agent(.end):
+                cookie = nil
             case .line(var line?):
                 defer { Secret.wipe(&line) }
                 if line.isEmpty {
-                    do throws(CLIError) {
-                        try await client.context(context, "Fallback")
-                    } catch {
+                    if await answer([], "fallback") != nil {
                         output.note("There is no fallback: --fallback-title is empty.")
                     }
+                } else if servedElsewhere {
+                    output.note("Your session's authentication agent takes the passcode and the buttons; answer it there (Ctrl-C cancels here).")
                 } else if policy.takesPasscode {
                     // A wrong passcode comes back as a passcode-wrong prompt as well; a delay needs words here.
-                    if case .authentication(.passcodeLockout, _, _)? = await submit(line, client, context) {
+                    if case .authentication(.passcodeLockout, _, _)? = await answer(line, "passcode") {
                         let wait = (try? await client.userState().passcodeWait) ?? 0
                         output.note(wait > 0 ? "passcode: next try in \(UserState.words(seconds: wait))" : "Passcode locked.")
                     }
@@ -165,8 +222,18 @@ enum EvaluateCommand {
         }
     }
 
+    private static func fallback(_ client: DaemonClient, _ context: String) async -> CLIError? {
+        do throws(CLIError) {
+            try await client.context(context, "Fallback")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     private static func contextOptions(_ invocation: Invocation) throws(CLIError) -> [String: DBusValue] {
-        var options: [String: DBusValue] = [:]
+        // Face ID needs a usage description and the user's consent per app (localauth apps).
+        var options: [String: DBusValue] = ["FaceUsageDescription": .string("localauth evaluate confirms it is you at the command line.")]
         if let title = invocation.value("--fallback-title") { options["LocalizedFallbackTitle"] = .string(title) }
         if let title = invocation.value("--cancel-title") {
             guard !title.isEmpty else { throw .usage("--cancel-title must not be empty.") }

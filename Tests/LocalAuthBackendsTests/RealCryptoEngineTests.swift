@@ -19,7 +19,9 @@ struct RealCryptoEngineTests {
             clock: clock, store: store, passcodeHasher: try Argon2idPasscodeHasher(),
             domainStateHasher: try KeyedDomainStateHasher(installationSecret: [UInt8](repeating: 42, count: 32)),
             audit: audit, observer: RecordingObserver())
-        let engine = try PolicyEngine(configuration: Configuration(),
+        var configuration = Configuration()
+        configuration.appPasscodeEntry = true  // the app submits the passcode here, as a headless rig does
+        let engine = try PolicyEngine(configuration: configuration,
                                       backends: [FingerprintSimulator(queue: queue), FaceSimulator(queue: queue)],
                                       environment: environment)
         let alice = Self.alice

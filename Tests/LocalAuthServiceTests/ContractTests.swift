@@ -14,6 +14,7 @@ struct ContractTests {
     static let interfaces = [
         DaemonUnderTest.managerInterface, DaemonUnderTest.contextInterface, DaemonUnderTest.simulatorInterface,
         ReferenceProvider.hostInterface, ReferenceProvider.providerInterface,
+        DaemonUnderTest.agentInterface,
     ]
 
     /// The checkout root, found from this file: `<root>/Tests/LocalAuthServiceTests/ContractTests.swift`.
@@ -125,6 +126,39 @@ struct ContractTests {
             }
             for difference in Self.differences(daemon: pythonSide, file: fileSide) {
                 Issue.record("Provider1 (reference-provider.py vs \(Self.relativeName(ProviderProtocol.providerInterface))): \(difference)")
+            }
+        }
+    }
+
+    /// The agent interface is served by agents, not the daemon: the terminal agent must match it.
+    @Test func theTerminalAgentServesExactlyWhatTheAgentContractSays() async throws {
+        try await withDaemon(configuration: "app_passcode_entry = false") { _, bus in
+            let agent = Process()
+            agent.executableURL = URL(fileURLWithPath: DaemonUnderTest.binary).deletingLastPathComponent().appendingPathComponent("localauth")
+            agent.arguments = ["--address", bus.address, "agent", "--fallback"]
+            let output = Pipe(), input = Pipe()
+            agent.standardOutput = output
+            agent.standardError = output
+            agent.standardInput = input
+            try agent.run()
+            defer { ChildProcess.kill(agent) }
+            _ = try await ChildOutput(output).lines.next(within: .seconds(10))
+            let client = try await Client(bus)
+            var name: String?
+            for candidate in try #require(try await client.connection.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "ListNames").first?.strings)
+            where candidate.hasPrefix(":") {
+                let pid = try? await client.connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                                                            member: "GetConnectionUnixProcessID", arguments: [.string(candidate)]).first?.uint32
+                if pid == UInt32(agent.processIdentifier) { name = candidate }
+            }
+            let served = try await Self.introspect(bus, DaemonUnderTest.agentPath, destination: try #require(name))
+            let interface = DaemonUnderTest.agentInterface
+            let file = try await Self.canonical(Self.contractFile(interface))
+            let agentSide = try #require(served.interfaces[interface], "the terminal agent does not introspect \(interface)")
+            let fileSide = try #require(file.interfaces[interface])
+            for difference in Self.differences(daemon: agentSide, file: fileSide) {
+                Issue.record("\(interface) (localauth agent vs \(Self.relativeName(interface))): \(difference)")
             }
         }
     }

@@ -53,6 +53,15 @@ public struct Configuration: Sendable, Hashable {
     /// Passcode checks and changes one user may have in progress (waiting or running); more are
     /// refused at once with limitsExceeded.
     public var maxPasscodeOperationsPerUser = 4
+    /// Whether an ordinary app may submit the passcode itself (`Context.SubmitPasscode`) and is
+    /// sent passcode prompts. Off: only the session's agent takes the passcode, so no app sees
+    /// it. On is weaker (any app that asks for policy 2 can collect the passcode), for headless
+    /// test rigs. Contexts created with `User` or `Unlock` (logins, sudo) always may.
+    public var appPasscodeEntry = false
+    /// Whether an app needs a face usage description and the user's consent, asked once by the
+    /// agent and kept per user and app, before its evaluations may use the face sensor (as Apple
+    /// asks before an app first uses Face ID). Logins and sudo never need it. Off: every app may.
+    public var faceConsent = true
     /// Where per-user state lives; nil means "not set in the file" so that `$STATE_DIRECTORY`
     /// or the built-in default (``defaultStateDirectory``) applies.
     public var stateDirectory: String?

@@ -104,6 +104,8 @@ public enum ConfigurationParser {
         case stateDirectory = "state_directory"
         case providerDirectories = "provider_directories"
         case providerTimeout = "provider_timeout"
+        case appPasscodeEntry = "app_passcode_entry"
+        case faceConsent = "face_consent"
 
         func apply(_ value: String, to configuration: inout Configuration) throws(ValueError) {
             switch self {
@@ -172,6 +174,18 @@ public enum ConfigurationParser {
                 let seconds = try Self.seconds(value, allowZero: false)
                 guard seconds <= 600 else { throw ValueError(message: "expected seconds from more than 0 to 600, found \"\(value)\"") }
                 configuration.providerTimeout = seconds
+            case .appPasscodeEntry:
+                configuration.appPasscodeEntry = try Self.flag(value)
+            case .faceConsent:
+                configuration.faceConsent = try Self.flag(value)
+            }
+        }
+
+        static func flag(_ value: String) throws(ValueError) -> Bool {
+            switch value {
+            case "true": return true
+            case "false": return false
+            default: throw ValueError(message: "expected `true` or `false`, found \"\(value)\"")
             }
         }
 

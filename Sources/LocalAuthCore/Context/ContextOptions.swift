@@ -18,6 +18,17 @@ public struct ContextOptions: Sendable, Hashable {
     public var user: UInt32?
     /// Privileged: biometric matches of this context open the reuse window.
     public var isUnlockContext = false
+    /// Why the app wants the face sensor, shown when the user is asked to allow it (Apple's
+    /// `NSFaceIDUsageDescription`); empty: face is not offered to this context.
+    public var faceUsageDescription = ""
+    /// Who the app is, as the transport determined it from the caller (never from the app's
+    /// words); face consent is kept per user and app identity. nil when it could not be told.
+    public var appIdentity: String?
+
+    /// Created with `User` or `Unlock`, which only root and holders of act-for-other-users may
+    /// pass (logins, sudo through the PAM module): their own conversation is the sheet, so
+    /// they take the passcode themselves and are never routed to an agent.
+    public var isPrivilegedConversation: Bool { user != nil || isUnlockContext }
 
     public init() {}
 

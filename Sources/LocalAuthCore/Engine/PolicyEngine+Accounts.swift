@@ -14,6 +14,9 @@ extension PolicyEngine {
     /// evaluation goes on), passcodeLockout while delayed, notEvaluating when nothing takes it.
     public func submitPasscode(_ passcode: Passcode, context id: ContextID, caller: ClientID) async throws(LocalAuthError) {
         let record = try ownedContext(id, caller: caller)
+        guard appMayTakePasscode(record) else {
+            throw LocalAuthError(.notSupported, "Apps may not submit the passcode (app_passcode_entry = false): the session's agent asks the user for it; run `localauth agent` if none runs.")
+        }
         guard let evaluation = record.evaluation, evaluation.machine.acceptsPasscode else {
             throw LocalAuthError(.notEvaluating, "No evaluation of the device-owner policy (2) is running on this context; start one with EvaluatePolicy first.")
         }

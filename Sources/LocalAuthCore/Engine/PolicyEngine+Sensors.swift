@@ -52,7 +52,7 @@ extension PolicyEngine {
         let now = environment.clock.uptime()
         var newcomers: [BiometricModality: [(serial: UInt64, id: ContextID)]] = [:]
         for id in dirty {
-            let wanted = contexts[id]?.evaluation?.machine.wantedSensors ?? []
+            let wanted = (contexts[id]?.evaluation?.machine.wantedSensors ?? []).subtracting(heldBackSensors(id))
             for modality in BiometricModality.allCases {
                 let claimed = sensorArbiters[modality]?.contains(id) ?? false
                 if claimed && !wanted.contains(modality) {
@@ -154,12 +154,9 @@ extension PolicyEngine {
             }
             guard let evaluation = record.evaluation else { continue }
             if now.state == .biometry, now.listening != before.listening {
-                environment.observer?.prompt(
-                    PromptText.listening(now.listening, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options),
-                    context: id, owner: record.owner)
-            } else if now.state == .waiting, before.state != .waiting {
-                environment.observer?.prompt(PromptText.waiting(for: evaluation.machine.wantedSensors, options: record.options),
-                                             context: id, owner: record.owner)
+                show(PromptText.listening(now.listening, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options), on: id)
+            } else if now.state == .waiting, before.state != .waiting, heldBackSensors(id).isEmpty {
+                show(PromptText.waiting(for: evaluation.machine.wantedSensors, options: record.options), on: id)
             }
         }
         pendingPublication = []

@@ -19,10 +19,20 @@ public actor PolicyEngine {
         public var sessions: (any SessionDirectory)?
         /// Who besides root may do privileged actions; nil: root only.
         public var authorizer: (any Authorizer)?
+        /// Agents' sessions; nil: every process is sessionless (only fallback agents serve).
+        public var sessionLookup: (any SessionLookup)?
+        /// Where agents are told what to show; nil: no agent ever is.
+        public var agentObserver: (any AgentObserver)?
+        /// Face consent decisions; nil: kept in memory only, lost at restart.
+        public var consentStore: (any ConsentStore)?
+        /// Cookies and sheet handles.
+        public var cookies: any CookieSource = SystemCookieSource()
 
         public init(clock: any WallClock, store: any StateStore, passcodeHasher: (any PasscodeHasher)?,
                     domainStateHasher: any DomainStateHasher, audit: any AuditSink, observer: (any EngineObserver)? = nil,
-                    sessions: (any SessionDirectory)? = nil, authorizer: (any Authorizer)? = nil) {
+                    sessions: (any SessionDirectory)? = nil, authorizer: (any Authorizer)? = nil,
+                    sessionLookup: (any SessionLookup)? = nil, agentObserver: (any AgentObserver)? = nil,
+                    consentStore: (any ConsentStore)? = nil, cookies: any CookieSource = SystemCookieSource()) {
             self.clock = clock
             self.store = store
             self.passcodeHasher = passcodeHasher
@@ -31,6 +41,10 @@ public actor PolicyEngine {
             self.observer = observer
             self.sessions = sessions
             self.authorizer = authorizer
+            self.sessionLookup = sessionLookup
+            self.agentObserver = agentObserver
+            self.consentStore = consentStore
+            self.cookies = cookies
         }
     }
 
@@ -71,6 +85,10 @@ public actor PolicyEngine {
     /// Process ids of connected clients, as their `Caller`s reported them; for audit entries.
     var clientPIDs: [ClientID: UInt32] = [:]
     var isShutDown = false
+    /// Registered agents and the sheets they show (PolicyEngine+Agents.swift).
+    var agentDesk = AgentDesk()
+    /// Face consent decisions of the users loaded so far.
+    var faceConsents: [UInt32: FaceConsents] = [:]
 
     /// - Parameter backends: the enabled biometric backends; a second backend of one modality is an error.
     public init(configuration: Configuration, backends: [any BiometricBackend], environment: Environment) throws(LocalAuthError) {
@@ -174,7 +192,7 @@ public actor PolicyEngine {
         let record = try ownedContext(id, caller: caller)
         let user = userRecord(record.user)
         contexts[id]?.biometryType = preferredBiometryType()
-        let refusal = refusal(of: policy, for: user)
+        let refusal = refusal(of: policy, for: user) ?? faceRefusal(of: policy, record)
         if refusal == nil, policy.kind == .biometricsOnly {
             contexts[id]?.domainState = domainState(of: record.user)
         }
@@ -239,13 +257,16 @@ public actor PolicyEngine {
     public func clientDisconnected(_ client: ClientID) {
         for (id, record) in contexts where record.owner == client {
             if let evaluation = record.evaluation {
-                evaluation.reply(.failure(LocalAuthError(.systemCancel, "The client disconnected.")))
+                let result = LocalAuthError(.systemCancel, "The client disconnected.")
+                closeSheet(id, .failure(result))
+                evaluation.reply(.failure(result))
             }
             contexts[id] = nil
             countRemoval(of: record)
             dirty.insert(id)
         }
         liveContextsByClient[client] = nil
+        dropAgent(client)
         clientPIDs[client] = nil
         for id in invalidatedByClient.removeValue(forKey: client) ?? [] {
             invalidatedOwners[id] = nil
@@ -344,7 +365,7 @@ public actor PolicyEngine {
             guard !isShutDown else {
                 throw LocalAuthError(.systemCancel, "The authentication service is shutting down.")
             }
-            if let refusal = refusal(of: policy, for: userRecord(record.user)) { throw refusal }
+            if let refusal = refusal(of: policy, for: userRecord(record.user)) ?? faceRefusal(of: policy, record) { throw refusal }
             try requireSavedLedger(of: record.user)
         } catch {
             // Outcomes of the model (companionNotAvailable, passcodeNotSet, …) are audited; bad requests are not.
@@ -380,13 +401,15 @@ public actor PolicyEngine {
         }
 
         lastSerial += 1
-        let usable = user.ledger.biometryLockedOut ? [] : usableSensors(for: user.profile)
+        let plan = planSheet(record, usable: user.ledger.biometryLockedOut ? [] : usableSensors(for: user.profile))
+        let usable = plan.usable
         let limits = Dictionary(uniqueKeysWithValues: BiometricModality.allCases.map { ($0, configuration.attemptsPerEvaluation($0)) })
         let (machine, action) = Evaluation.start(kind: policy.kind, usable: usable, attemptLimits: limits)
         let timeout = configuration.evaluationTimeout
         contexts[id]?.evaluation = RunningEvaluation(
             machine: machine, policy: policy, reason: reason, serial: lastSerial,
             deadline: timeout > 0 ? now.uptime.advanced(by: timeout) : nil, reply: reply)
+        if let agent = plan.agent { openSheet(id, agent: agent, usable: usable, askFace: plan.askFace) }
         dirty.insert(id)
         perform(action, on: id)
         settle()
@@ -406,8 +429,11 @@ public actor PolicyEngine {
         case .none:
             break
         case .notify(let notice):
-            let prompt = PromptText.notice(notice, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options)
-            environment.observer?.prompt(prompt, context: id, owner: record.owner)
+            if case .passcodeWanted = notice, !passcodeCanBeTaken(id) {
+                finish(id, .failure(LocalAuthError(.notInteractive, "The passcode is needed, but no agent runs in this session to ask for it; run `localauth agent` (or a desktop agent) and try again.")))
+                return
+            }
+            show(PromptText.notice(notice, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options), on: id)
         case .finish(.success(let success)):
             finish(id, .success(success))
         case .finish(.failure(let code)):
@@ -419,6 +445,7 @@ public actor PolicyEngine {
     func finish(_ id: ContextID, _ result: Result<EvaluationSuccess, LocalAuthError>) {
         guard let record = contexts[id], let evaluation = record.evaluation else { return }
         contexts[id]?.evaluation = nil
+        closeSheet(id, result)
         dirty.insert(id)
         if case .success(.biometricMatch) = result {
             contexts[id]?.domainState = domainState(of: record.user)

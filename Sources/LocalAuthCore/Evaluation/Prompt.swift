@@ -21,9 +21,15 @@ public struct Prompt: Sendable, Hashable {
     public var kind: Kind
     /// A sentence for the user, using the context's titles.
     public var message: String
+    /// The same, structured, for agents that render it in their own language.
+    public var detail: PromptDetail?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, detail: PromptDetail? = nil) {
         self.kind = kind
         self.message = message
+        self.detail = detail
     }
+
+    /// Asks for or answers about the passcode: never shown to an app that may not take it.
+    public var isPasscodeRequest: Bool { kind == .passcode || kind == .passcodeWrong }
 }

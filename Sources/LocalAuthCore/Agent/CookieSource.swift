@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+/// Makes the unguessable values that name an agent's sheet and authorize its answers.
+public protocol CookieSource: Sendable {
+    /// 32 random bytes from a cryptographic generator, as 64 lowercase hex digits.
+    func cookie() -> String
+}
+
+/// The standard library's generator: `getrandom(2)` on Linux, cryptographically secure.
+public struct SystemCookieSource: CookieSource {
+    public init() {}
+
+    public func cookie() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Self.hex((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+}
+
+extension CookieSource {
+    /// Lowercase hex digits of `bytes`.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+/// One user's answers to "Allow APP to use Face ID?", by app identity; kept in the state store.
+public struct FaceConsents: Codable, Sendable, Hashable {
+    /// App identity (its executable path) → allowed.
+    public var apps: [String: Bool] = [:]
+
+    /// Decisions kept per user; the oldest is not dropped: more are refused.
+    public static let maximumApps = 1024
+
+    public init(apps: [String: Bool] = [:]) {
+        self.apps = apps
+    }
+}
+
+/// Whether an app may use the face sensor for a context.
+enum FaceAllowance: Sendable, Hashable {
+    /// The context gave no usage description, or the app could not be identified: face is not
+    /// offered (Apple refuses face to an app without `NSFaceIDUsageDescription`).
+    case notOffered
+    case undecided
+    case allowed
+    case denied
+}

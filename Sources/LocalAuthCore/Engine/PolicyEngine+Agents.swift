@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: Apache-2.0
+/// Agents: who shows an evaluation's sheet and takes the passcode, and per-app face consent.
+///
+/// An evaluation of an ordinary context is shown by the agent of the app's logind session (or,
+/// for an app in no session, by its user's latest fallback agent). The agent gets a random,
+/// single-use cookie; an answer counts only with the current cookie, from the agent's own
+/// connection and uid. Contexts of logins and sudo (``ContextOptions/isPrivilegedConversation``)
+/// are never shown by an agent: their PAM conversation is the sheet.
+extension PolicyEngine {
+    /// Registers the caller as an agent. A session agent must be the owner of the session its
+    /// process is in; an ``AgentScope/ownContexts`` agent is refused while another agent would
+    /// show its evaluations (it could otherwise take the passcode away from the session's agent).
+    public func registerAgent(_ caller: Caller, locale: String, scope requested: AgentScope.Requested) throws(LocalAuthError) {
+        guard !locale.isEmpty, locale.utf8.count <= 64,
+              locale.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || "0123456789_.-@".unicodeScalars.contains($0)) })
+        else {
+            throw LocalAuthError(.invalidArgument, "The locale must be a POSIX locale name such as de_DE.UTF-8 (at most 64 ASCII characters).")
+        }
+        remember(caller)
+        let session = environment.sessionLookup?.session(ofProcess: caller.pid)
+        let scope: AgentScope
+        switch requested {
+        case .session:
+            guard let session else {
+                throw LocalAuthError(.invalidArgument, "Your process is in no logind session, so it cannot be a session agent; register as a fallback agent (localauth agent --fallback).")
+            }
+            guard session.owner == caller.uid else {
+                throw LocalAuthError(.accessDenied, "Only the owner of session \(session.id) may register its agent.")
+            }
+            scope = .session(session.id)
+        case .fallback:
+            scope = .fallback
+        case .ownContexts:
+            if let other = agentDesk.agent(owner: caller.client, session: session, user: caller.uid, includingOwn: false) {
+                let which: String
+                switch other.scope {
+                case .session(let id): which = "session \(id)"
+                case .fallback, .ownContexts: which = "your processes outside a session"
+                }
+                throw LocalAuthError(.busy, "An agent already shows the prompts of \(which); it will ask for the passcode.")
+            }
+            scope = .ownContexts
+        }
+        try agentDesk.add(client: caller.client, uid: caller.uid, scope: scope, language: MessageCatalog.Language(locale: locale))
+    }
+
+    public func unregisterAgent(_ client: ClientID) throws(LocalAuthError) {
+        guard agentDesk.agents[client] != nil else {
+            throw LocalAuthError(.invalidArgument, "This connection is not registered as an agent.")
+        }
+        dropAgent(client)
+        settle()
+    }
+
+    /// Takes an agent's answer for the sheet `cookie` names. Any cookie that is not current, not
+    /// this caller's or not of this uid gets the same refusal, so guessing learns nothing.
+    public func agentResponse(cookie: String, _ answer: AgentAnswer, caller: Caller) async throws(LocalAuthError) {
+        guard let (id, sheet) = agentDesk.sheet(withCookie: cookie), sheet.agent == caller.client, sheet.agentUID == caller.uid,
+              let record = contexts[id], let evaluation = record.evaluation
+        else { throw Self.noSuchAuthentication }
+        agentDesk.sheets[id]?.cookie = nil
+        // A new cookie is issued before the answer's effects are shown (they carry it), after the
+        // passcode's verdict (one passcode in flight per sheet), and on every refusal here.
+        defer { if contexts[id]?.evaluation?.serial == evaluation.serial, agentDesk.sheets[id]?.cookie == nil { issueCookie(id) } }
+        switch answer {
+        case .cancel:
+            issueCookie(id)
+            handle(.ended(.userCancel), on: id)
+            settle()
+        case .fallback:
+            guard !record.options.localizedFallbackTitle.isEmpty else {
+                throw LocalAuthError(.notSupported, "The sheet shows no fallback button: the context's fallback title is empty.")
+            }
+            issueCookie(id)
+            handle(.fallback, on: id)
+            settle()
+        case .faceConsent(let allowed):
+            guard sheet.faceConsentPending, let app = record.options.appIdentity else {
+                throw LocalAuthError(.notSupported, "No face consent question is open on this sheet.")
+            }
+            try recordFaceConsent(app, allowed: allowed, user: record.user)
+            agentDesk.sheets[id]?.faceConsentPending = false
+            issueCookie(id)
+            if allowed { dirty.insert(id) } else { handle(.sensorLost(.face), on: id) }
+            settle()
+        case .passcode(let passcode):
+            guard evaluation.machine.acceptsPasscode else {
+                throw LocalAuthError(.notEvaluating, "This evaluation does not take the passcode (policy 1 or 4); use fallback or cancel.")
+            }
+            let work = try admitPasscodeWork(of: record.user)
+            let verdict = try await checkPasscode(passcode, user: record.user, client: record.owner, work: work)
+            let stillRunning = contexts[id]?.evaluation?.serial == evaluation.serial
+            switch verdict {
+            case .correct:
+                guard stillRunning else {
+                    throw LocalAuthError(.notEvaluating, "The evaluation ended before the passcode was checked.")
+                }
+                handle(.passcodeAccepted, on: id)
+                settle()
+            case .wrong:
+                if stillRunning {
+                    issueCookie(id)
+                    handle(.passcodeRejected, on: id)
+                }
+                settle()
+                throw Self.wrongPasscode
+            }
+        }
+    }
+
+    /// The same for every cookie that does not authorize the caller.
+    static let noSuchAuthentication = LocalAuthError(.accessDenied, "No authentication waits for an answer from this agent with that cookie.")
+
+    // MARK: Face consent
+
+    /// The user's face consent decisions, by app identity.
+    public func faceConsentDecisions(of uid: UInt32) -> [String: Bool] {
+        consents(of: uid).apps
+    }
+
+    /// Allows or refuses an app the face sensor for the caller. Allowing needs the caller's
+    /// passcode (counted like every check), so an app cannot allow itself; refusing needs none.
+    public func setFaceConsent(app: String, allowed: Bool, passcode: Passcode, caller: Caller) async throws(LocalAuthError) {
+        try ContextOptions.validateText(app, name: "app identity", allowEmpty: false)
+        if allowed {
+            let work = try admitPasscodeWork(of: caller.uid)
+            guard try await checkPasscode(passcode, user: caller.uid, client: caller.client, work: work) == .correct else {
+                settle()
+                throw Self.wrongPasscode
+            }
+        }
+        try recordFaceConsent(app, allowed: allowed, user: caller.uid)
+    }
+
+    func consents(of uid: UInt32) -> FaceConsents {
+        if let known = faceConsents[uid] { return known }
+        // Unreadable decisions count as none: the user is asked again, nothing is granted.
+        let loaded = (try? environment.consentStore?.loadFaceConsents(user: uid)) ?? nil
+        faceConsents[uid] = loaded ?? FaceConsents()
+        return faceConsents[uid]!
+    }
+
+    private func recordFaceConsent(_ app: String, allowed: Bool, user uid: UInt32) throws(LocalAuthError) {
+        var updated = consents(of: uid)
+        guard updated.apps[app] != nil || updated.apps.count < FaceConsents.maximumApps else {
+            throw LocalAuthError(.limitsExceeded, "This user already has \(FaceConsents.maximumApps) face decisions; revoke some first.")
+        }
+        updated.apps[app] = allowed
+        do throws(StateStoreError) {
+            try environment.consentStore?.saveFaceConsents(updated, user: uid)
+        } catch {
+            throw LocalAuthError(.serviceFailure, "The face decision could not be saved (\(error.message)); nothing changed.")
+        }
+        faceConsents[uid] = updated
+        recordAudit(AuditEntry(.evaluation, severity: .notice, user: uid, client: nil, result: allowed ? "face-allowed" : "face-denied",
+                               message: "Face ID \(allowed ? "allowed" : "denied") for \(app)."))
+    }
+
+    func faceAllowance(_ record: ContextRecord) -> FaceAllowance {
+        if !configuration.faceConsent || record.options.isPrivilegedConversation { return .allowed }
+        guard !record.options.faceUsageDescription.isEmpty, let app = record.options.appIdentity else { return .notOffered }
+        switch consents(of: record.user).apps[app] {
+        case true?: return .allowed
+        case false?: return .denied
+        case nil: return .undecided
+        }
+    }
+
+    /// biometryNotAvailable when face is the only usable sensor for policy 1 or 4 and this app
+    /// may not use it (no usage description, or the user said no).
+    func faceRefusal(of policy: LAPolicy, _ record: ContextRecord) -> LocalAuthError? {
+        guard policy.kind == .biometricsOnly else { return nil }
+        let usable = usableSensors(for: userRecord(record.user).profile)
+        guard usable == [.face] else { return nil }
+        switch faceAllowance(record) {
+        case .allowed, .undecided: return nil
+        case .denied: return LocalAuthError(.biometryNotAvailable, "The user has not allowed this app to use Face ID (localauth apps allow).")
+        case .notOffered: return LocalAuthError(.biometryNotAvailable, "Face ID is not offered to this app: it gave no FaceUsageDescription.")
+        }
+    }
+
+    // MARK: Sheets
+
+    /// Which sensors a starting evaluation may use and who shows it: face only when allowed, or
+    /// when undecided and an agent can ask (it then waits for the answer).
+    func planSheet(_ record: ContextRecord, usable: Set<BiometricModality>) -> (usable: Set<BiometricModality>, agent: AgentRegistration?, askFace: Bool) {
+        let agent = record.options.isPrivilegedConversation ? nil
+            : agentDesk.agent(owner: record.owner, session: session(of: record.owner), user: record.user)
+        var usable = usable
+        var askFace = false
+        if usable.contains(.face) {
+            switch faceAllowance(record) {
+            case .allowed: break
+            case .notOffered, .denied: usable.remove(.face)
+            // An app that is its own agent would answer for itself: only a session or fallback agent asks.
+            case .undecided:
+                if let agent, agent.scope != .ownContexts { askFace = true } else { usable.remove(.face) }
+            }
+        }
+        return (usable, agent, askFace)
+    }
+
+    func openSheet(_ id: ContextID, agent: AgentRegistration, usable: Set<BiometricModality>, askFace: Bool) {
+        guard let record = contexts[id], let evaluation = record.evaluation else { return }
+        let sheet = AgentDesk.Sheet(handle: environment.cookies.cookie(), cookie: environment.cookies.cookie(), agent: agent.client,
+                                    agentUID: agent.uid, language: agent.language, faceConsentPending: askFace)
+        agentDesk.sheets[id] = sheet
+        let app = record.options.appIdentity ?? "unknown"
+        environment.agentObserver?.agentBegin(AgentRequest(
+            handle: sheet.handle, cookie: sheet.cookie!, app: app, user: record.user, policy: evaluation.policy,
+            reason: evaluation.reason, fallbackTitle: record.options.localizedFallbackTitle,
+            cancelTitle: record.options.localizedCancelTitle, biometry: usable,
+            passcodeAllowed: evaluation.machine.kind == .biometricsOrPasscode,
+            title: MessageCatalog.title(agent.language),
+            faceUsageDescription: askFace ? record.options.faceUsageDescription : nil,
+            faceConsentQuestion: askFace ? MessageCatalog.faceConsentQuestion(app: app, agent.language) : nil), agent: agent.client)
+    }
+
+    /// Sensors the evaluation may not arm yet (face while its consent question is open).
+    func heldBackSensors(_ id: ContextID) -> Set<BiometricModality> {
+        agentDesk.sheets[id]?.faceConsentPending == true ? [.face] : []
+    }
+
+    /// Shows a prompt: to the sheet's agent, and to the app unless it asks for a passcode the app may not take.
+    func show(_ prompt: Prompt, on id: ContextID) {
+        guard let record = contexts[id] else { return }
+        if let sheet = agentDesk.sheets[id], let detail = prompt.detail {
+            environment.agentObserver?.agentUpdate(AgentUpdate(
+                handle: sheet.handle, cookie: sheet.cookie ?? "", kind: prompt.kind.rawValue, advice: detail.advice,
+                sensors: detail.sensors, message: MessageCatalog.sentence(detail, sheet.language)), agent: sheet.agent)
+        }
+        if !prompt.isPasscodeRequest || appMayTakePasscode(record) {
+            environment.observer?.prompt(prompt, context: id, owner: record.owner)
+        }
+    }
+
+    /// Whether the app itself may submit the passcode (``Configuration/appPasscodeEntry``, or a
+    /// login's or sudo's context).
+    func appMayTakePasscode(_ record: ContextRecord) -> Bool {
+        configuration.appPasscodeEntry || record.options.isPrivilegedConversation
+    }
+
+    /// Whether someone can take the passcode for this evaluation; otherwise policy 2 ends with
+    /// notInteractive when it needs it.
+    func passcodeCanBeTaken(_ id: ContextID) -> Bool {
+        guard let record = contexts[id] else { return false }
+        return agentDesk.sheets[id] != nil || appMayTakePasscode(record)
+    }
+
+    /// The evaluation ended: its agent is told and its cookie dies.
+    func closeSheet(_ id: ContextID, _ result: Result<EvaluationSuccess, LocalAuthError>) {
+        guard let sheet = agentDesk.sheets.removeValue(forKey: id) else { return }
+        let name: String
+        switch result {
+        case .success: name = "success"
+        case .failure(let error): name = error.code?.name ?? "SystemCancel"
+        }
+        environment.agentObserver?.agentEnd(handle: sheet.handle, result: name, agent: sheet.agent)
+    }
+
+    /// The agent left or unregistered: its sheets are gone; their evaluations go on (sensors,
+    /// cancel and the timeout still end them) without anyone to take the passcode. A face consent
+    /// question left unanswered is a no for this evaluation (nothing is stored).
+    func dropAgent(_ client: ClientID) {
+        for (id, sheet) in agentDesk.remove(client) {
+            dirty.insert(id)
+            if sheet.faceConsentPending { handle(.sensorLost(.face), on: id) }
+        }
+    }
+
+    private func issueCookie(_ id: ContextID) {
+        guard let sheet = agentDesk.sheets[id] else { return }
+        let cookie = environment.cookies.cookie()
+        agentDesk.sheets[id]?.cookie = cookie
+        environment.agentObserver?.agentUpdate(AgentUpdate(
+            handle: sheet.handle, cookie: cookie, kind: "ready", advice: "", sensors: [],
+            message: MessageCatalog.ready(sheet.language)), agent: sheet.agent)
+    }
+
+    private func session(of client: ClientID) -> LoginSession? {
+        environment.sessionLookup?.session(ofProcess: clientPIDs[client])
+    }
+}

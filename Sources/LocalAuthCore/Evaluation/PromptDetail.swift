@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+/// What a prompt is about, structured, so an agent can render it in its own language.
+public enum PromptDetail: Sendable, Hashable {
+    case listening(Set<BiometricModality>)
+    case waiting(Set<BiometricModality>)
+    case noMatch(BiometricModality)
+    case retry(RetryReason)
+    /// The passcode is wanted; the advice code says why.
+    case passcodeWanted(String)
+    case passcodeWrong
+
+    /// The machine-readable detail an agent receives as `Advice`.
+    public var advice: String {
+        switch self {
+        case .listening, .waiting, .passcodeWrong: ""
+        case .noMatch(let modality): modality.rawValue
+        case .retry(let reason): reason.rawValue
+        case .passcodeWanted(let why): why
+        }
+    }
+
+    public var sensors: Set<BiometricModality> {
+        switch self {
+        case .listening(let sensors), .waiting(let sensors): sensors
+        case .noMatch(let modality): [modality]
+        case .retry, .passcodeWanted, .passcodeWrong: []
+        }
+    }
+}

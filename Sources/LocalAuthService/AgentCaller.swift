@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+import LocalAuthCore
+import LocalAuthDBus
+
+/// Turns the engine's agent announcements into calls of `…Agent` on the agent's connection, at
+/// `LocalAuthBusNames.agentPath` (dbus/org.localauth.LocalAuthentication1.Agent.xml). Sent without expecting a reply, in the engine's order: an agent that
+/// does not answer can delay nobody. Stateless; called on the engine's actor.
+struct AgentCaller: AgentObserver {
+    let connection: DBusConnection
+
+    func agentBegin(_ request: AgentRequest, agent: ClientID) {
+        var fields: [String: DBusValue] = [
+            "App": .string(request.app),
+            "User": .uint32(request.user),
+            "Policy": .uint32(UInt32(request.policy.rawValue)),
+            "Reason": .string(request.reason),
+            "FallbackTitle": .string(request.fallbackTitle),
+            "CancelTitle": .string(request.cancelTitle),
+            "Biometry": .strings(request.biometry.sorted().map(\.rawValue)),
+            "PasscodeAllowed": .bool(request.passcodeAllowed),
+            "Title": .string(request.title),
+        ]
+        if let description = request.faceUsageDescription, let question = request.faceConsentQuestion {
+            fields["FaceUsageDescription"] = .string(description)
+            fields["FaceConsentQuestion"] = .string(question)
+        }
+        send("BeginAuthentication", [.string(request.handle), .string(request.cookie), .vardict(fields)], to: agent)
+    }
+
+    func agentUpdate(_ update: AgentUpdate, agent: ClientID) {
+        send("UpdateAuthentication", [.string(update.handle), .string(update.cookie), .vardict([
+            "Kind": .string(update.kind),
+            "Advice": .string(update.advice),
+            "Sensors": .strings(update.sensors.sorted().map(\.rawValue)),
+            "Message": .string(update.message),
+        ])], to: agent)
+    }
+
+    func agentEnd(handle: String, result: String, agent: ClientID) {
+        send("EndAuthentication", [.string(handle), .string(result)], to: agent)
+    }
+
+    private func send(_ member: String, _ arguments: [DBusValue], to agent: ClientID) {
+        // An agent that left is dropped by the engine when the bus says so; until then sends fail quietly.
+        try? connection.send(callTo: agent.rawValue, path: LocalAuthBusNames.agentPath, interface: LocalAuthBusNames.agentInterface,
+                             member: member, arguments: arguments)
+    }
+}

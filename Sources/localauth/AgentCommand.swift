@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import LocalAuthDBus
+
+/// `agent`: the text agent on the controlling terminal (this project's `pkttyagent`). Shows the
+/// sheet of every evaluation of its session's applications (with `--fallback`, of the user's
+/// applications outside every session) and takes the passcode, so no application sees it.
+///
+/// Daemon calls, typed lines and Ctrl-C become `Event`s on one stream handled in order on the
+/// main actor; the open sheet is its only state.
+@MainActor
+enum AgentCommand {
+    private enum Event {
+        case daemon(AgentEndpoint.Call)
+        case line([UInt8]?)
+        case interrupt
+    }
+
+    private struct Sheet {
+        let handle: String
+        var cookie: String
+        let passcodeAllowed: Bool
+        let fallbackTitle: String
+        var askingFace: Bool
+    }
+
+    static let details = """
+    Runs until Ctrl-C (with no sheet open) or end of input. For each evaluation it prints the
+    application, its reason and the daemon's prompts in your locale's language (LC_ALL,
+    LC_MESSAGES, LANG; English and German). Type the passcode and press Enter (it is not shown);
+    an empty line chooses the fallback; Ctrl-C cancels the evaluation. When an application first
+    wants Face ID, answer y or n; the answer is kept (see localauth apps).
+    """
+
+    static func run(_ invocation: Invocation) async throws(CLIError) -> Int32 {
+        let output = invocation.output
+        let client = try await DaemonClient.connect(invocation.global)
+        defer { client.close() }
+        let (events, continuation) = AsyncStream<Event>.makeStream()
+        let options: [String: DBusValue] = invocation.flag("--fallback") ? ["Fallback": .bool(true)] : [:]
+        let endpoint = try await AgentEndpoint.register(client, options: options) { continuation.yield(.daemon($0)) }
+        Interrupts.handler = { continuation.yield(.interrupt) }
+        defer { Interrupts.handler = nil }
+        var reader: (any DispatchSourceRead)?
+        if let fd = isatty(0) == 1 ? Terminal.openWithoutEcho() : nil {
+            reader = Terminal.readLines(from: fd) { continuation.yield(.line($0)) }
+        } else {
+            reader = Terminal.readLines(from: 0) { continuation.yield(.line($0)) }
+        }
+        defer {
+            reader?.cancel()
+            Terminal.restoreEcho()
+        }
+        output.note(invocation.flag("--fallback") ? "Agent for your processes outside a session; Ctrl-C stops it." : "Agent for this session; Ctrl-C stops it.")
+
+        var sheet: Sheet?
+        loop: for await event in events {
+            switch event {
+            case .daemon(.begin(let handle, let cookie, let request)):
+                let faceQuestion = request["FaceConsentQuestion"]?.string
+                sheet = Sheet(handle: handle, cookie: cookie, passcodeAllowed: request["PasscodeAllowed"]?.bool == true,
+                              fallbackTitle: request["FallbackTitle"]?.string ?? "", askingFace: faceQuestion != nil)
+                output.note("== \(request["Title"]?.string ?? "") ==")
+                output.note("\(request["App"]?.string ?? "?"): \(request["Reason"]?.string ?? "")")
+                if let faceQuestion {
+                    output.note(faceQuestion)
+                    output.note("“\(request["FaceUsageDescription"]?.string ?? "")” [y/N]")
+                } else {
+                    hint(sheet!, output)
+                }
+            case .daemon(.update(let handle, let cookie, let update)):
+                guard sheet?.handle == handle else { continue }
+                sheet?.cookie = cookie
+                if update["Kind"]?.string != "ready", let message = update["Message"]?.string { output.note(message) }
+            case .daemon(.end(let handle, let result)):
+                guard sheet?.handle == handle else { continue }
+                sheet = nil
+                output.note(result == "success" ? "Authenticated." : "Ended: \(result).")
+            case .line(var line?):
+                defer { Secret.wipe(&line) }
+                guard let open = sheet else {
+                    if !line.isEmpty { output.note("No authentication is waiting.") }
+                    continue
+                }
+                let refusal: CLIError?
+                if open.askingFace {
+                    let allowed = line.first.map { $0 == UInt8(ascii: "y") || $0 == UInt8(ascii: "Y") } ?? false
+                    sheet?.askingFace = false
+                    refusal = await endpoint.respond(open.cookie, allowed ? "allow-face" : "deny-face")
+                    if refusal == nil, let current = sheet { hint(current, output) }
+                } else if line.isEmpty {
+                    refusal = open.fallbackTitle.isEmpty ? .refused("There is no fallback on this sheet.")
+                        : await endpoint.respond(open.cookie, "fallback")
+                } else if open.passcodeAllowed {
+                    refusal = await endpoint.respond(open.cookie, "passcode", passcode: line)
+                } else {
+                    refusal = .refused("This evaluation takes no passcode: press Enter alone for “\(open.fallbackTitle)”, or Ctrl-C to cancel.")
+                }
+                if let refusal, case .authentication(.authenticationFailed, _, _) = refusal {
+                    continue  // the daemon's passcode-wrong update says it
+                } else if let refusal {
+                    output.note(refusal.message)
+                }
+            case .line(nil):
+                break loop
+            case .interrupt:
+                guard let open = sheet else { break loop }
+                if let refusal = await endpoint.respond(open.cookie, "cancel") { output.note(refusal.message) }
+            }
+        }
+        return ExitStatus.success
+    }
+
+    private static func hint(_ sheet: Sheet, _ output: Output) {
+        var choices: [String] = []
+        if sheet.passcodeAllowed { choices.append("type your passcode and press Enter") }
+        if !sheet.fallbackTitle.isEmpty { choices.append("Enter alone for “\(sheet.fallbackTitle)”") }
+        choices.append("Ctrl-C to cancel")
+        output.note("(" + choices.joined(separator: "; ") + ".)")
+    }
+}
