@@ -236,8 +236,13 @@ public actor PolicyEngine {
     }
 
     /// The client left: its contexts go away at once and their evaluations are dropped, counting nothing.
+    ///
+    /// The client's contexts are collected before any is removed: removing while iterating
+    /// `contexts` would copy the whole dictionary for every client that leaves.
     public func clientDisconnected(_ client: ClientID) {
-        for (id, record) in contexts where record.owner == client {
+        let leaving = contexts.values.filter { $0.owner == client }
+        for record in leaving {
+            let id = record.id
             if let evaluation = record.evaluation {
                 evaluation.reply(.failure(LocalAuthError(.systemCancel, "The client disconnected.")))
             }
