@@ -244,14 +244,16 @@ for _ in 0..<options.runs {
 }
 print("evaluation cycles measured")
 
-/// Reads RSS until two readings 50 ms apart agree (at most 2 s): the daemon frees dropped contexts
-/// on its own queue after it sees the clients leave, and nothing on the bus says when it is done.
+/// Reads RSS every 50 ms until it has not changed for 250 ms (at most 4 s): the daemon frees
+/// dropped contexts on its own queue after it sees the clients leave, and gives the freed heap
+/// back 100 ms after that (`HeapTrimmer`); nothing on the bus says when it is done.
 func settledResidentKiB(_ probe: ProcessProbe) async throws -> Int {
-    var last = probe.residentKiB
-    for _ in 0..<40 {
+    var last = probe.residentKiB, unchanged = 0
+    for _ in 0..<80 {
         try await Task.sleep(for: .milliseconds(50))
         let now = probe.residentKiB
-        if now == last { return now }
+        unchanged = now == last ? unchanged + 1 : 0
+        if unchanged == 5 { return now }
         last = now
     }
     return last

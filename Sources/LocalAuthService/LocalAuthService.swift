@@ -89,12 +89,14 @@ public final class LocalAuthService: Sendable {
             try connection.register(path: BusContract.simulatorPath,
                                     introspectionXML: DBusInterfaceDescription.document([BusContract.simulator]),
                                     handler: simulator.handle)
+            let trimmer = HeapTrimmer()
             _ = try await connection.watchNameOwners { change in
                 guard change.newOwner == nil, change.name.hasPrefix(":") else { return }
                 let client = ClientID(change.name)
                 directory.senderLeft(change.name) {
-                    await engine.clientDisconnected(client)
+                    let dropped = await engine.clientDisconnected(client)
                     observer.forget(client)
+                    trimmer.released(contexts: dropped)
                 }
             }
             try await connection.requestName(BusContract.busName)
