@@ -182,13 +182,19 @@ man completion:
 	"$$($(SWIFT) build --show-bin-path)/localauth" completion bash > completion/localauth.bash
 	"$$($(SWIFT) build --show-bin-path)/localauth" --help-c-header > pam/localauth-api.h
 
-## Release daemon and harness, the C libdbus echo service (the floor), then the measurements.
+## The release daemon as `make release` links it (static Swift runtime; copied aside, since the
+## harness needs Swift Testing and so the dynamic runtime), the harness, the C libdbus floors (a
+## one-call echo service and a no-work service for the four calls of an evaluation cycle), then
+## the measurements.
 bench: deps
-	$(SWIFT) build -c release --product localauthd
-	$(SWIFT) build -c release --product localauth-bench
+	$(SWIFT) build $(RELEASE_FLAGS) --product localauthd
 	mkdir -p .build
+	cp "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/localauthd" .build/bench-localauthd
+	$(SWIFT) build -c release --product localauth-bench
 	cc -O2 -Wall -o .build/bench-echo bench/echo-service.c $$(pkg-config --cflags --libs dbus-1)
-	$$($(SWIFT) build -c release --show-bin-path)/localauth-bench --echo .build/bench-echo --json bench/results.json --markdown BENCHMARKS.md
+	cc -O2 -Wall -o .build/bench-cycle-floor bench/cycle-floor.c $$(pkg-config --cflags --libs dbus-1)
+	$$($(SWIFT) build -c release --show-bin-path)/localauth-bench --daemon .build/bench-localauthd \
+	  --echo .build/bench-echo --floor .build/bench-cycle-floor --json bench/results.json --markdown BENCHMARKS.md
 	$(SWIFT) build -c release --product localauth-provider-bench
 	$$($(SWIFT) build -c release --show-bin-path)/localauth-provider-bench --json bench/provider-results.json
 

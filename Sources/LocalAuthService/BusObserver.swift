@@ -45,15 +45,18 @@ final class BusObserver: EngineObserver {
             arguments: [.string(prompt.kind.rawValue), .string(prompt.message)], destination: owner.rawValue)
     }
 
+    /// Sends the properties that differ from those last announced. Invalidation changes `State`
+    /// only: the other properties are neither changed nor readable any more, so they are not sent
+    /// (a context invalidated before any announcement would otherwise send all seven).
     func contextChanged(_ snapshot: ContextSnapshot) {
         let values = ContextObject.properties(of: snapshot)
         let changed = published.withLock { published -> [String: DBusValue] in
-            let before = published[snapshot.id]?.values ?? [:]
             if snapshot.state == .invalidated {
                 published[snapshot.id] = nil
-            } else {
-                published[snapshot.id] = Published(owner: snapshot.owner, values: values)
+                return values.filter { $0.key == "State" }
             }
+            let before = published[snapshot.id]?.values ?? [:]
+            published[snapshot.id] = Published(owner: snapshot.owner, values: values)
             return values.filter { before[$0.key] != $0.value }
         }
         guard !changed.isEmpty else { return }

@@ -108,6 +108,7 @@ public final class LocalAuthService: Sendable {
             try connection.register(path: ProviderProtocol.hostPath,
                                     introspectionXML: DBusInterfaceDescription.document([ProviderProtocol.host]),
                                     handler: providerHost.handle)
+            let trimmer = HeapTrimmer()
             _ = try await connection.watchNameOwners { change in
                 guard change.newOwner == nil, change.name.hasPrefix(":") else { return }
                 let client = ClientID(change.name)
@@ -115,8 +116,9 @@ public final class LocalAuthService: Sendable {
                 directory.senderLeft(change.name) {
                     // Again after its queued requests: an Enroll among them may have started since.
                     enrollments.cancel(client)
-                    await engine.clientDisconnected(client)
+                    let dropped = await engine.clientDisconnected(client)
                     observer.forget(client)
+                    trimmer.released(contexts: dropped)
                 }
             }
             try await connection.requestName(BusContract.busName)

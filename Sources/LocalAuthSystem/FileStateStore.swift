@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-import FoundationEssentials
+import Glibc
 import LocalAuthCore
 
-/// Per-user state as JSON files under the state directory:
+/// Per-user state as JSON files under the state directory (coded by ``StateJSONEncoder`` and
+/// ``StateJSONDecoder``, not Foundation, which the daemon does not link):
 ///
 ///     <state>/                      0700
 ///       installation-secret         0600  32 random bytes (domain-state key)
@@ -63,7 +64,7 @@ public final class FileStateStore: StateStore, ConsentStore {
 
     public func quarantineProfile(user: UInt32) throws(StateStoreError) {
         guard let home = try users.existingSubdirectory(String(user)) else { return }
-        let stamp = Int(Date().timeIntervalSince1970)
+        let stamp = time(nil)
         _ = try home.rename("profile.json", to: "profile.json.unreadable-\(stamp)")
     }
 
@@ -84,19 +85,17 @@ public final class FileStateStore: StateStore, ConsentStore {
     private func load<Value: Decodable>(_ type: Value.Type, user: UInt32, name: String) throws(StateStoreError) -> Value? {
         guard let home = try users.existingSubdirectory(String(user)), let bytes = try home.read(name) else { return nil }
         do {
-            return try JSONDecoder().decode(Value.self, from: Data(bytes))
+            return try StateJSONDecoder.decode(Value.self, from: bytes)
         } catch {
             throw StateStoreError(.corrupt, "\(home.path)/\(name) is not valid state (\(error))")
         }
     }
 
     private func save<Value: Encodable>(_ value: Value, user: UInt32, name: String) throws(StateStoreError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data: Data
-        do { data = try encoder.encode(value) } catch {
+        let bytes: [UInt8]
+        do { bytes = try StateJSONEncoder.encode(value) } catch {
             throw StateStoreError(.io, "Cannot encode \(name): \(error)")
         }
-        try users.subdirectory(String(user)).write(Array(data), to: name)
+        try users.subdirectory(String(user)).write(bytes, to: name)
     }
 }

@@ -18,6 +18,30 @@ struct ContextLifecycleTests {
         #expect(second == ContextID(2))
     }
 
+    /// A client that leaves takes all of its contexts with it (a running evaluation ends with
+    /// systemCancel) and none of anyone else's, whatever order the clients leave in.
+    @Test func aLeavingClientTakesAllAndOnlyItsContexts() async throws {
+        let h = try EngineHarness()
+        try await h.setUp(fingers: ["right-index-finger"])
+        let clients = (0..<4).map { Caller(client: ClientID(":5.\($0)"), uid: H.alice.uid) }
+        var owned: [ClientID: [ContextID]] = [:]
+        for _ in 0..<20 {
+            for caller in clients { owned[caller.client, default: []].append(try await h.context(caller)) }
+        }
+        let evaluation = await h.begin(bio, on: owned[clients[1].client]![3], by: clients[1])
+        for (index, leaving) in [clients[1], clients[3], clients[0]].enumerated() {
+            await h.engine.clientDisconnected(leaving.client)
+            #expect(await h.engine.counts().contexts == 20 * (3 - index))
+            for context in owned[leaving.client]! {
+                await #expect(throws: LocalAuthError.self) { try await h.engine.snapshot(of: context, caller: leaving.client) }
+            }
+        }
+        #expect(await evaluation.errorCode == .systemCancel)
+        for context in owned[clients[2].client]! {
+            #expect(try await h.engine.snapshot(of: context, caller: clients[2].client).state == .idle)
+        }
+    }
+
     @Test func invalidateEndsTheEvaluationWithAppCancelAndThenEveryCallFails() async throws {
         let h = try EngineHarness()
         try await h.setUp(fingers: ["right-index-finger"])

@@ -86,6 +86,41 @@ struct LedgerDurabilityTests {
         #expect(try await evaluation.result.get() == .passcode)
         #expect(h.store.ledger(of: H.alice.uid)?.passcodeFailures == 0)
     }
+
+    /// A match that clears no failures and is no unlock changes nothing to save; every failure is
+    /// saved before it is reported, and so is the match that clears it and an unlock match.
+    @Test func aMatchThatChangesNothingIsNotSavedButFailuresAndTheirClearingAre() async throws {
+        let h = try EngineHarness()
+        try await h.setUp(fingers: ["right-index-finger"])
+        func evaluate(_ finger: String, by caller: Caller = H.alice, unlock: Bool = false) async throws -> Result<EvaluationSuccess, LocalAuthError> {
+            let context = try await h.context(caller) { if unlock { $0.user = H.alice.uid; $0.isUnlockContext = true } }
+            let evaluation = await h.begin(bio, on: context, by: caller)
+            try await h.fingerprint.touch(finger)
+            try? await h.engine.cancel(context: context, caller: caller.client)
+            return await evaluation.result
+        }
+
+        #expect(try await evaluate("right-index-finger").get() == .biometricMatch(.fingerprint))
+        var writes = h.store.ledgerWrites
+        #expect(try await evaluate("right-index-finger").get() == .biometricMatch(.fingerprint))
+        #expect(h.store.ledgerWrites == writes, "a match with nothing to clear wrote the ledger")
+
+        h.store.setFailWrites(true)
+        #expect(try await evaluate("left-thumb").errorKind == .serviceFailure, "a failure that cannot be saved is not reported as a no-match")
+        h.store.setFailWrites(false)
+        writes = h.store.ledgerWrites
+        _ = try await evaluate("left-thumb")
+        #expect(h.store.ledgerWrites > writes, "a failure was not saved")
+        #expect(h.store.ledger(of: H.alice.uid)?.biometryFailures == 2, "both failures are on disk")
+
+        writes = h.store.ledgerWrites
+        #expect(try await evaluate("right-index-finger").get() == .biometricMatch(.fingerprint))
+        #expect(h.store.ledgerWrites == writes + 1 && h.store.ledger(of: H.alice.uid)?.biometryFailures == 0, "the match that clears failures is saved")
+
+        writes = h.store.ledgerWrites
+        #expect(try await evaluate("right-index-finger", by: H.root, unlock: true).get() == .biometricMatch(.fingerprint))
+        #expect(h.store.ledgerWrites == writes + 1 && h.store.ledger(of: H.alice.uid)?.lastUnlockMatch != nil, "an unlock match is saved")
+    }
 }
 
 extension Result where Failure == LocalAuthError {

@@ -119,4 +119,50 @@ loop.run()
             #expect(!heard.isEmpty && heard.allSatisfy { !$0.contains("right-index-finger") }, "uid 65534 heard root's user state: \(heard)")
         }
     }
+
+    /// A context's `PropertiesChanged` carries what changed and nothing else. Invalidate changes
+    /// `State` only, so its signal carries `State` only — also for a context whose evaluation
+    /// ended before any change was announced (a queued touch) and one that never evaluated.
+    @Test func invalidateAnnouncesTheStateAlone() async throws {
+        try await withDaemon { _, bus in
+            let client = try await Client(bus)
+            try await client.setUp(passcode: "4711-secret", fingers: ["right-index-finger"])
+            /// Runs `steps` on a new context, invalidates it, and returns every PropertiesChanged it saw, in order.
+            func changes(_ steps: (String) async throws -> Void) async throws -> [[String: DBusValue]] {
+                let context = try await client.createContext()
+                let heard = Inbox<[String: DBusValue]>()
+                let subscription = try await client.connection.subscribe(
+                    DBusMatchRule(path: context, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")) { signal in
+                    if signal.arguments.first?.string == D.contextInterface, let changed = signal.arguments.dropFirst().first?.vardict {
+                        heard.put(changed)
+                    }
+                }
+                defer { client.connection.unsubscribe(subscription) }
+                try await steps(context)
+                _ = try await client.context(context, "Invalidate")
+                var all: [[String: DBusValue]] = []
+                repeat { all.append(try await heard.next(within: .seconds(15))) } while all.last?["State"]?.string != "invalidated"
+                return all
+            }
+
+            let queued = try await changes { context in
+                try await client.simulator("Touch", [.string("right-index-finger")])
+                _ = try await client.context(context, "EvaluatePolicy", [.uint32(1), .string("test")])
+            }
+            #expect(queued.map { Set($0.keys) } == [["State"]], "a queued match, then Invalidate: \(queued)")
+
+            let announced = try await changes { context in
+                let evaluation = try await client.begin(context, policy: 1)
+                try await client.simulator("Touch", [.string("right-index-finger")])
+                #expect(await evaluation.value == nil)
+            }
+            #expect(announced.first?["State"]?.string == "biometry", "\(announced)")
+            #expect(announced.dropFirst().contains { $0["EvaluatedPolicyDomainState"] != nil }, "the domain state a match set: \(announced)")
+            #expect(announced.dropFirst().allSatisfy { $0["LocalizedCancelTitle"] == nil }, "an unchanged property sent again: \(announced)")
+            #expect(announced.last.map { Set($0.keys) } == ["State"], "\(announced)")
+
+            let idle = try await changes { _ in }
+            #expect(idle.map { Set($0.keys) } == [["State"]], "\(idle)")
+        }
+    }
 }

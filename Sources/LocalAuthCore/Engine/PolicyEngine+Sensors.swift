@@ -106,8 +106,10 @@ extension PolicyEngine {
                 return
             }
             users[uid]?.ledger.recordBiometricMatch(unlockAt: record.options.isUnlockContext ? environment.clock.now() : nil)
+            // The saved ledger is the one in memory (requireSavedLedger above): a match that changed
+            // nothing (no failures to clear, not an unlock) has nothing to save.
             // A match only lowers counts: if it cannot be saved, the stricter saved ones stay in force on disk.
-            try? persistLedger(of: uid)
+            if users[uid]?.ledger != user.ledger { try? persistLedger(of: uid) }
             handle(.matched(modality), on: id)
         case .match, .noMatch:
             do throws(LocalAuthError) { try requireSavedLedger(of: uid) } catch {

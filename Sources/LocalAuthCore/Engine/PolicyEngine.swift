@@ -254,8 +254,15 @@ public actor PolicyEngine {
     }
 
     /// The client left: its contexts go away at once and their evaluations are dropped, counting nothing.
-    public func clientDisconnected(_ client: ClientID) {
-        for (id, record) in contexts where record.owner == client {
+    /// Returns how many contexts went away.
+    ///
+    /// The client's contexts are collected before any is removed: removing while iterating
+    /// `contexts` would copy the whole dictionary for every client that leaves.
+    @discardableResult
+    public func clientDisconnected(_ client: ClientID) -> Int {
+        let leaving = contexts.values.filter { $0.owner == client }
+        for record in leaving {
+            let id = record.id
             if let evaluation = record.evaluation {
                 let result = LocalAuthError(.systemCancel, "The client disconnected.")
                 closeSheet(id, .failure(result))
@@ -271,7 +278,19 @@ public actor PolicyEngine {
         for id in invalidatedByClient.removeValue(forKey: client) ?? [] {
             invalidatedOwners[id] = nil
         }
+        shrinkContextTableIfSparse()
         settle()
+        return leaving.count
+    }
+
+    /// A dictionary keeps its capacity when emptied: once `contexts` is mostly empty after many
+    /// clients left, it is copied into one sized for what is left (amortized: at most once per
+    /// quartering), so 10 000 contexts that came and went hold no table of 10 000 slots.
+    private func shrinkContextTableIfSparse() {
+        guard contexts.capacity > 1024, contexts.count < contexts.capacity / 4 else { return }
+        var smaller = [ContextID: ContextRecord](minimumCapacity: contexts.count)
+        for (id, record) in contexts { smaller[id] = record }
+        contexts = smaller
     }
 
     /// Ends every evaluation whose timeout has passed with systemCancel, and every sensor turn that
