@@ -28,8 +28,11 @@ let package = Package(
         .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore", "CSystemd"]),
         // A small Swift layer over libdbus-1, shared by the daemon and clients.
         .target(name: "LocalAuthDBus", dependencies: ["CDBus"]),
+        // Biometric providers in other processes: the BiometricBackend proxy, the ProviderHost object,
+        // the daemon's own start mode (docs/providers.md).
+        .target(name: "LocalAuthProviders", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus"]),
         // The D-Bus API v1: Manager, Context and Simulator objects translating to the engine.
-        .target(name: "LocalAuthService", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus"]),
+        .target(name: "LocalAuthService", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus", "LocalAuthProviders"]),
         // The daemon: options, configuration, logging, signals.
         .executableTarget(name: "localauthd", dependencies: ["LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus"]),
         // `import LocalAuthentication`: Apple's client API (LAContext, LAPolicy, LAError) talking to localauthd.

@@ -19,13 +19,14 @@ _localauth() {
     esac
     local candidates="" options="" used=0 arguments=()
     case "${words[*]}" in
-        "") candidates="attention can-evaluate completion enroll enrollments evaluate help lockout monitor passcode sim status unenroll" ;;
+        "") candidates="attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode sim status unenroll" ;;
         "enroll") candidates="fingerprint face" ;;
         "lockout") candidates="reset" ;;
         "passcode") candidates="set change remove" ;;
         "sim") candidates="touch retry face connect disconnect cancel fallback reset" ;;
         "unenroll") candidates="fingerprint face" ;;
         "status"|"status "*) used=1 options="" arguments=() ;;
+        "backends"|"backends "*) used=1 options="" arguments=() ;;
         "can-evaluate"|"can-evaluate "*) used=1 options="--policy" arguments=() ;;
         "evaluate"|"evaluate "*) used=1 options="--reason --policy --fallback-title --cancel-title --no-interaction --reuse --passcode-stdin" arguments=() ;;
         "passcode set"|"passcode set "*) used=2 options="--stdin" arguments=() ;;
@@ -47,7 +48,7 @@ _localauth() {
         "sim reset"|"sim reset "*) used=2 options="" arguments=() ;;
         "monitor"|"monitor "*) used=1 options="--interval --count" arguments=() ;;
         "lockout reset"|"lockout reset "*) used=2 options="--uid" arguments=() ;;
-        "help"|"help "*) used=1 options="" arguments=("attention can-evaluate completion enroll enrollments evaluate help lockout monitor passcode sim status unenroll" "cancel change connect disconnect face fallback fingerprint remove reset retry set touch") ;;
+        "help"|"help "*) used=1 options="" arguments=("attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode sim status unenroll" "cancel change connect disconnect face fallback fingerprint remove reset retry set touch") ;;
         "completion"|"completion "*) used=1 options="" arguments=("bash") ;;
     esac
     local given=$(( ${#words[@]} - used ))

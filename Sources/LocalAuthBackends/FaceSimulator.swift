@@ -28,6 +28,11 @@ public final class FaceSimulator: BiometricBackend {
     public var isAvailable: Bool { sensor.isConnected }
 
     public func validateEnrollment(label: String, existing: [String]) throws(LocalAuthError) {
+        try Self.validateEnrollment(label: label, existing: existing)
+    }
+
+    /// The face enrollment rules, shared with face providers: `primary`, then at most one `alternate`.
+    public static func validateEnrollment(label: String, existing: [String]) throws(LocalAuthError) {
         switch label {
         case FaceAppearance.primary.rawValue:
             return
@@ -42,6 +47,10 @@ public final class FaceSimulator: BiometricBackend {
 
     /// The alternate appearance depends on the primary, so unenrolling the primary removes both.
     public func labelsRemoved(withUnenrolling label: String, existing: [String]) -> Set<String> {
+        Self.labelsRemoved(withUnenrolling: label, existing: existing)
+    }
+
+    public static func labelsRemoved(withUnenrolling label: String, existing: [String]) -> Set<String> {
         label == FaceAppearance.primary.rawValue ? Set(existing) : [label]
     }
 

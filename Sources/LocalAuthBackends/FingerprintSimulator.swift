@@ -19,6 +19,11 @@ public final class FingerprintSimulator: BiometricBackend {
     public var isAvailable: Bool { sensor.isConnected }
 
     public func validateEnrollment(label: String, existing: [String]) throws(LocalAuthError) {
+        try Self.validateEnrollment(label: label, existing: existing)
+    }
+
+    /// The fingerprint enrollment rules, shared with fingerprint providers: an fprintd finger name, at most five.
+    public static func validateEnrollment(label: String, existing: [String]) throws(LocalAuthError) {
         _ = try FingerName(validating: label)
         guard existing.contains(label) || existing.count < Self.maximumEnrollments else {
             throw LocalAuthError(.limitsExceeded, "At most \(Self.maximumEnrollments) fingers can be enrolled; unenroll one first.")

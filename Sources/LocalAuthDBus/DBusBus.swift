@@ -22,7 +22,8 @@ public enum DBusBus: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    func resolvedAddress() throws(DBusError) -> String {
+    /// The address to connect to, from the environment for `.system` and `.session`.
+    public func resolvedAddress() throws(DBusError) -> String {
         let address: String
         switch self {
         case .system:

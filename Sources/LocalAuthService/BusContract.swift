@@ -27,9 +27,15 @@ public enum BusContract {
             M("Unenroll", in: [A("modality", "s"), A("label", "s"), A("passcode", "s", secret: true)]),
             M("SetRequireAttention", in: [A("enabled", "b"), A("passcode", "s", secret: true)]),
             M("ResetLockout", in: [A("uid", "u")]),
+            M("CancelEnrollment"),
         ],
-        signals: [DBusInterfaceDescription.Signal("UserStateChanged", [A("state", "a{sv}")])],
-        properties: [P("Version", "s", changes: .const), P("Backends", "a(ssb)", changes: .emits)])
+        signals: [
+            DBusInterfaceDescription.Signal("UserStateChanged", [A("state", "a{sv}")]),
+            DBusInterfaceDescription.Signal("EnrollProgress", [
+                A("modality", "s"), A("status", "s"), A("completed_stages", "u"), A("stages", "u"), A("detail", "s"),
+            ]),
+        ],
+        properties: [P("Version", "s", changes: .const), P("Backends", "a(ssba{sv})", changes: .emits)])
 
     public static let context = DBusInterfaceDescription(
         name: LocalAuthBusNames.contextInterface,

@@ -19,7 +19,7 @@ final class BusObserver: EngineObserver {
         var values: [String: DBusValue]
     }
 
-    private let connection: DBusConnection
+    let connection: DBusConnection
     private let clock: any WallClock
     private let published = Mutex<[ContextID: Published]>([:])
     private let watchers = Mutex<UserStateWatchers>(UserStateWatchers())

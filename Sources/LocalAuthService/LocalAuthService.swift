@@ -3,6 +3,7 @@ import Dispatch
 import LocalAuthBackends
 import LocalAuthCore
 import LocalAuthDBus
+import LocalAuthProviders
 import LocalAuthSystem
 import Synchronization
 
@@ -16,6 +17,8 @@ public final class LocalAuthService: Sendable {
 
     public let engine: PolicyEngine
     private let connection: DBusConnection
+    /// The enabled providers, in `backends` order.
+    public let providers: [ProviderBackend]
     private let watchdog = Mutex<WatchdogSlot>(WatchdogSlot())
 
     struct WatchdogSlot: @unchecked Sendable {
@@ -23,14 +26,17 @@ public final class LocalAuthService: Sendable {
         var source: (any DispatchSourceTimer)?
     }
 
-    private init(engine: PolicyEngine, connection: DBusConnection) {
+    private init(engine: PolicyEngine, connection: DBusConnection, providers: [ProviderBackend]) {
         self.engine = engine
         self.connection = connection
+        self.providers = providers
     }
 
     /// Loads state, connects, exports the objects and takes the bus name; returns when clients can call.
+    /// Providers (`providers`, the descriptors of the provider ids in `backends`) are started
+    /// then; each is unavailable until its handshake.
     public static func start(configuration: Configuration, stateDirectory: String, bus: DBusBus,
-                             simulatorGroup: UInt32?, audit: any AuditSink,
+                             simulatorGroup: UInt32?, providers descriptors: [ProviderDescriptor] = [], audit: any AuditSink,
                              log: @escaping @Sendable (AuditEntry.Severity, String) -> Void) async throws(StartError) -> LocalAuthService {
         let clock = SystemWallClock()
         let store: FileStateStore
@@ -51,11 +57,16 @@ public final class LocalAuthService: Sendable {
         let queue = SimulatorEventQueue(timeToLive: configuration.simulatorEventTTL, clock: clock)
         let fingerprint = configuration.backends.contains("fingerprint") ? FingerprintSimulator(queue: queue) : nil
         let face = configuration.backends.contains("face") ? FaceSimulator(queue: queue) : nil
+        let busAddress = (try? bus.resolvedAddress()) ?? ""
+        let providers = descriptors.map { descriptor in
+            ProviderBackend(descriptor: descriptor, connection: connection, busAddress: busAddress,
+                            timeout: .milliseconds(Int(configuration.providerTimeout * 1000)), log: log)
+        }
         let backends: [any BiometricBackend] = configuration.backends.compactMap { id in
             switch id {
             case "fingerprint": fingerprint
             case "face": face
-            default: nil
+            default: providers.first { $0.id == id }
             }
         }
         let observer = BusObserver(connection: connection, clock: clock)
@@ -75,13 +86,15 @@ public final class LocalAuthService: Sendable {
         observer.attach(engine)
 
         let directory = CallerDirectory(connection: connection, limits: RequestQueueLimits(configuration), log: log)
-        let manager = ManagerObject(engine: engine, directory: directory, observer: observer)
+        let enrollments = EnrollmentRegistry(capturing: Set(providers.map(\.modality)))
+        let manager = ManagerObject(engine: engine, directory: directory, observer: observer, enrollments: enrollments)
+        let providerHost = ProviderHostObject(backends: providers, log: log)
         let context = ContextObject(engine: engine, directory: directory)
         let simulator = SimulatorObject(engine: engine, directory: directory, queue: queue, fingerprint: fingerprint, face: face,
                                         observer: observer, daemonUser: currentUserID(), simulatorGroup: simulatorGroup)
         do {
             try connection.register(path: BusContract.managerPath,
-                                    introspectionXML: DBusInterfaceDescription.document([BusContract.manager], children: ["context", "simulator"]),
+                                    introspectionXML: DBusInterfaceDescription.document([BusContract.manager], children: ["context", "providers", "simulator"]),
                                     secretsOf: [BusContract.manager], handler: manager.handle)
             try connection.register(path: BusContract.contextRoot, subtree: true,
                                     introspectionXML: DBusInterfaceDescription.document([BusContract.context]),
@@ -89,20 +102,29 @@ public final class LocalAuthService: Sendable {
             try connection.register(path: BusContract.simulatorPath,
                                     introspectionXML: DBusInterfaceDescription.document([BusContract.simulator]),
                                     handler: simulator.handle)
+            try connection.register(path: ProviderProtocol.hostPath,
+                                    introspectionXML: DBusInterfaceDescription.document([ProviderProtocol.host]),
+                                    handler: providerHost.handle)
             _ = try await connection.watchNameOwners { change in
                 guard change.newOwner == nil, change.name.hasPrefix(":") else { return }
                 let client = ClientID(change.name)
+                enrollments.cancel(client)
                 directory.senderLeft(change.name) {
                     await engine.clientDisconnected(client)
                     observer.forget(client)
                 }
             }
             try await connection.requestName(BusContract.busName)
+            for provider in providers {
+                provider.onChange { Task { observer.backendsChanged(await ManagerObject.backends(engine)) } }
+                try await provider.start()
+            }
         } catch {
+            providers.forEach { $0.stop() }
             connection.close()
             throw StartError(exitStatus: 69, description: "cannot serve \(BusContract.busName) on \(bus): \(error)")
         }
-        return LocalAuthService(engine: engine, connection: connection)
+        return LocalAuthService(engine: engine, connection: connection, providers: providers)
     }
 
     /// `STATUS=` text: what the service is doing now.
@@ -129,6 +151,7 @@ public final class LocalAuthService: Sendable {
     public func shutdown() async {
         watchdog.withLock { $0.source?.cancel() }
         await engine.shutdown()
+        providers.forEach { $0.stop() }
         connection.flush()
         connection.close()
     }

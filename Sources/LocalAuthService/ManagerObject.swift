@@ -8,6 +8,8 @@ struct ManagerObject: Sendable {
     let engine: PolicyEngine
     let directory: CallerDirectory
     let observer: BusObserver
+    /// Enrollments that take captures on a provider, per calling connection.
+    let enrollments: EnrollmentRegistry
 
     func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
         if let request = try DBusPropertyRequest(call) { return try properties(request, call) }
@@ -48,6 +50,9 @@ struct ManagerObject: Sendable {
             let label = try arguments.string()
             let passcode = Passcode(try arguments.secret())
             let enrolling = call.member == "Enroll"
+            if enrolling && enrollments.capturing.contains(modality) {
+                return enrollWithCaptures(call, modality: modality, label: label, passcode: passcode)
+            }
             return directory.respond(to: call) { bus in
                 if enrolling {
                     try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller)
@@ -69,8 +74,41 @@ struct ManagerObject: Sendable {
                 try await engine.resetLockout(user: uid, caller: bus.caller)
                 return []
             }
+        case "CancelEnrollment":
+            // Not queued behind the caller's running Enroll: only that connection's own enrollment is cancelled.
+            if let sender = call.sender { enrollments.cancel(ClientID(sender)) }
+            return .empty
         default:
             throw .unknownMember(call.member, of: BusContract.manager)
+        }
+    }
+
+    /// `Enroll` on a provider: replies when the captures end, sending `EnrollProgress` to the
+    /// caller only. The caller's later requests are not held up (it may cancel meanwhile); one
+    /// enrollment per connection runs at a time.
+    private func enrollWithCaptures(_ call: DBusMethodCall, modality: BiometricModality, label: String, passcode: Passcode) -> DBusMethodReply {
+        let (engine, enrollments, connection) = (self.engine, self.enrollments, observer.connection)
+        let reply = call.reply
+        return directory.respond(to: call) { bus in
+            let client = bus.caller.client
+            let started = enrollments.start(client) {
+                do throws(LocalAuthError) {
+                    try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller) { progress in
+                        try? connection.emitSignal(
+                            path: BusContract.managerPath, interface: BusContract.manager.name, member: "EnrollProgress",
+                            arguments: [.string(modality.rawValue), .string(progress.status.rawValue), .uint32(progress.completedStages),
+                                        .uint32(progress.stages), .string(progress.detail)],
+                            destination: client.rawValue)
+                    }
+                    reply.send([])
+                } catch {
+                    reply.fail(error.dbusError)
+                }
+            }
+            guard started else {
+                throw LocalAuthError(.busy, "This connection is already enrolling; wait for it to end or call CancelEnrollment.")
+            }
+            return nil
         }
     }
 
@@ -96,9 +134,15 @@ struct ManagerObject: Sendable {
     }
 
     /// The `Backends` property now.
+    /// Each backend's id, modality and availability (the fields of API 1.0, in place for
+    /// positional readers), then Kind, ProviderVersion, State and Description.
     static func backends(_ engine: PolicyEngine) async -> DBusValue {
-        .array(elementSignature: "(ssb)", await engine.backendStatus().map {
-            .structure([.string($0.id), .string($0.modality), .bool($0.available)])
+        .array(elementSignature: "(ssba{sv})", await engine.backendStatus().map { status in
+            let detail = status.detail ?? BackendDetail(kind: .builtIn, version: "", state: "available", description: "Passcode (Argon2id)")
+            return .structure([.string(status.id), .string(status.modality), .bool(status.available), .vardict([
+                "Kind": .string(detail.kind.rawValue), "ProviderVersion": .string(detail.version),
+                "State": .string(detail.state), "Description": .string(detail.description),
+            ])])
         })
     }
 

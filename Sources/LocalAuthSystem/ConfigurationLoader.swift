@@ -10,6 +10,8 @@ public enum ConfigurationLoader {
         public let configuration: Configuration
         /// The gid of `simulator_group`; nil when it is not set.
         public let simulatorGroup: UInt32?
+        /// The descriptors of the providers `backends` enables, in its order.
+        public var providers: [ProviderDescriptor] = []
     }
 
     /// The settings of `path`, or of the default file when nil; see ``loadResolvingNames(path:)``.
@@ -36,11 +38,12 @@ public enum ConfigurationLoader {
             throw ConfigurationError(file: path, line: 0, message: "not valid UTF-8 text")
         }
         let parsed = try ConfigurationParser.parseLocated(text, file: path)
+        let providers = try ProviderCatalog.descriptors(for: parsed)
         let groupName = parsed.configuration.simulatorGroup
-        guard !groupName.isEmpty else { return Resolved(configuration: parsed.configuration, simulatorGroup: nil) }
+        guard !groupName.isEmpty else { return Resolved(configuration: parsed.configuration, simulatorGroup: nil, providers: providers) }
         guard let group = groupID(named: groupName) else {
             throw parsed.error("simulator_group", "unknown group \"\(groupName)\"; create it (`groupadd \(groupName)`) or name an existing group")
         }
-        return Resolved(configuration: parsed.configuration, simulatorGroup: group)
+        return Resolved(configuration: parsed.configuration, simulatorGroup: group, providers: providers)
     }
 }

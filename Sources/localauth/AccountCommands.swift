@@ -41,13 +41,12 @@ enum AccountCommands {
 
     static func enrollFingerprint(_ invocation: Invocation) async throws(CLIError) -> Int32 {
         let finger = try invocation.choice(0, of: fingers)
-        return try await withPasscode(invocation, "Enroll", [.string("fingerprint"), .string(finger)],
-                                      done: "Enrolled fingerprint \(finger).", action: "enroll")
+        return try await enroll(invocation, modality: "fingerprint", label: finger, done: "Enrolled fingerprint \(finger).")
     }
 
     static func enrollFace(_ invocation: Invocation) async throws(CLIError) -> Int32 {
         let label = invocation.flag("--alternate") ? "alternate" : "primary"
-        return try await withPasscode(invocation, "Enroll", [.string("face"), .string(label)], done: "Enrolled face \(label).", action: "enroll")
+        return try await enroll(invocation, modality: "face", label: label, done: "Enrolled face \(label).")
     }
 
     static func unenrollFingerprint(_ invocation: Invocation) async throws(CLIError) -> Int32 {
@@ -93,6 +92,51 @@ enum AccountCommands {
         defer { Secret.wipe(&passcode) }
         try await client.manager(member, arguments + [DaemonClient.passcodeArgument(passcode)])
         return done(invocation, text, action: action)
+    }
+
+    /// `Enroll`, showing each capture a provider's sensor takes (`EnrollProgress`, sent by the
+    /// daemon to this connection only): a line on the terminal, a JSON line with `--json`. A
+    /// built-in simulator enrolls at once and sends none. Ctrl-C cancels the enrollment.
+    private static func enroll(_ invocation: Invocation, modality: String, label: String, done text: String) async throws(CLIError) -> Int32 {
+        let client = try await DaemonClient.connect(invocation.global)
+        defer { client.close() }
+        guard try await client.userState().passcodeSet else { throw .authentication(.passcodeNotSet, "") }
+        var passcode = try await PasscodeInput.current(invocation)
+        defer { Secret.wipe(&passcode) }
+        let daemon = try await client.translate {
+            try await client.connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                                             member: "GetNameOwner", arguments: [.string(DaemonClient.busName)]).first?.string ?? ""
+        }
+        let output = invocation.output
+        let subscription = try await client.translate {
+            try await client.connection.subscribe(
+                DBusMatchRule(path: DaemonClient.managerPath, interface: DaemonClient.managerInterface, member: "EnrollProgress")) { signal in
+                guard signal.sender == daemon, signal.arguments.count == 5, let status = signal.arguments[1].string,
+                      let completed = signal.arguments[2].uint32, let stages = signal.arguments[3].uint32, let detail = signal.arguments[4].string
+                else { return }
+                let human = status == "retry"
+                    ? "Capture \(completed + 1) of \(stages) could not be used (\(detail)); try again."
+                    : "Capture \(completed) of \(stages) taken."
+                if output.json {
+                    output.result("", json: .object([("progress", .object([("modality", .string(modality)), ("status", .string(status)),
+                                                                          ("completedStages", .int(Int(completed))), ("stages", .int(Int(stages))),
+                                                                          ("detail", .string(detail))]))]))
+                } else {
+                    output.note(human)
+                }
+            }
+        }
+        defer { client.connection.unsubscribe(subscription) }
+        Interrupts.handler = { Task { _ = try? await client.connection.call(destination: DaemonClient.busName, path: DaemonClient.managerPath,
+                                                                           interface: DaemonClient.managerInterface, member: "CancelEnrollment") } }
+        defer { Interrupts.handler = nil }
+        let arguments: [DBusValue] = [.string(modality), .string(label), DaemonClient.passcodeArgument(passcode)]
+        let timeout = invocation.global.timeout ?? .seconds(180)
+        _ = try await client.translate {
+            try await client.connection.call(destination: DaemonClient.busName, path: DaemonClient.managerPath, interface: DaemonClient.managerInterface,
+                                             member: "Enroll", arguments: arguments, timeout: timeout)
+        }
+        return done(invocation, text, action: "enroll")
     }
 
     /// The new passcode: asked twice on a terminal, or the first line of standard input with `--stdin`.

@@ -69,6 +69,10 @@ enum CommandTable {
     static let commands: [CommandSpec] = [
         CommandSpec(words: ["status"], arguments: [], options: [], summary: "Show backends, biometry type, enrollments, passcode, require-attention and lockouts.",
                     details: "", run: StatusCommands.status),
+        CommandSpec(words: ["backends"], arguments: [], options: [],
+                    summary: "List the enabled backends: id, modality, kind (built-in or provider), provider version, state.",
+                    details: "A provider is a sensor in a separate process; its state says why it is not available (down: …, refused: …).",
+                    run: StatusCommands.backends),
         CommandSpec(words: ["can-evaluate"], arguments: [], options: [policyOption],
                     summary: "Check whether a policy could be evaluated now; the exit status says yes (0) or why not.",
                     details: "Counts nothing and asks for nothing.", run: StatusCommands.canEvaluate),

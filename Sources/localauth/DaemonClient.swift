@@ -88,9 +88,12 @@ struct DaemonClient: Sendable {
     func backends() async throws(CLIError) -> [Backend] {
         let value = try await managerProperty("Backends")
         return (value.arrayElements ?? []).compactMap { element in
-            guard let fields = element.structure, fields.count == 3, let id = fields[0].string,
+            guard let fields = element.structure, fields.count >= 3, let id = fields[0].string,
                   let modality = fields[1].string, let available = fields[2].bool else { return nil }
-            return Backend(id: id, modality: modality, available: available)
+            let details = fields.count > 3 ? fields[3].vardict ?? [:] : [:]
+            return Backend(id: id, modality: modality, available: available, kind: details["Kind"]?.string ?? "built-in",
+                           version: details["ProviderVersion"]?.string ?? "", state: details["State"]?.string ?? (available ? "available" : "disconnected"),
+                           description: details["Description"]?.string ?? "")
         }
     }
 
@@ -108,6 +111,15 @@ struct Backend: Sendable {
     let id: String
     let modality: String
     let available: Bool
+    /// `built-in` or `provider`.
+    let kind: String
+    /// The provider's software version; empty for built-ins.
+    let version: String
+    let state: String
+    let description: String
 
-    var json: JSONValue { .object([("id", .string(id)), ("modality", .string(modality)), ("available", .bool(available))]) }
+    var json: JSONValue {
+        .object([("id", .string(id)), ("modality", .string(modality)), ("available", .bool(available)), ("kind", .string(kind)),
+                 ("version", .string(version)), ("state", .string(state)), ("description", .string(description))])
+    }
 }

@@ -18,7 +18,10 @@ enum StatusCommands {
 
         var lines = ["localauthd \(version) on \(invocation.global.busDescription)"]
         lines.append("backends: " + backends.map { backend in
-            backend.modality == "passcode" ? backend.id : "\(backend.id) (\(backend.available ? "available" : "not available"))"
+            guard backend.modality != "passcode" else { return backend.id }
+            guard backend.kind == "provider" else { return "\(backend.id) (\(backend.available ? "available" : "not available"))" }
+            let version = backend.version.isEmpty ? "" : " " + backend.version
+            return "\(backend.id) (provider\(version), \(backend.available ? "available" : "not available: " + backend.state))"
         }.joined(separator: ", "))
         lines.append("biometry type: \(biometryType.words)")
         lines.append("enrollments: " + (state.enrollments.isEmpty ? "none" : state.enrollments.map { "\($0.modality) \($0.label)" }.joined(separator: ", ")))
@@ -34,6 +37,20 @@ enum StatusCommands {
             ("user", state.json),
             ("canEvaluate", .object([("biometrics", biometrics.json), ("owner", owner.json)])),
         ]))
+        return ExitStatus.success
+    }
+
+    static func backends(_ invocation: Invocation) async throws(CLIError) -> Int32 {
+        let client = try await DaemonClient.connect(invocation.global)
+        defer { client.close() }
+        let backends = try await client.backends()
+        let rows = [["ID", "MODALITY", "KIND", "VERSION", "STATE", "DESCRIPTION"]]
+            + backends.map { [$0.id, $0.modality, $0.kind, $0.version.isEmpty ? "-" : $0.version, $0.state, $0.description] }
+        let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let human = rows.map { row in
+            (0..<5).map { row[$0].padding(to: widths[$0]) }.joined(separator: "  ") + "  " + row[5]
+        }.joined(separator: "\n")
+        invocation.output.result(human, json: .object([("backends", .array(backends.map(\.json)))]))
         return ExitStatus.success
     }
 
@@ -107,5 +124,12 @@ enum BiometryType: UInt32 {
         case .touchID: "Touch ID (fingerprint)"
         case .faceID: "Face ID (face)"
         }
+    }
+}
+
+extension String {
+    /// The string followed by spaces up to `width` characters.
+    fileprivate func padding(to width: Int) -> String {
+        self + String(repeating: " ", count: max(width - count, 0))
     }
 }

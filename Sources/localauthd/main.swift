@@ -34,10 +34,12 @@ if options.showVersion {
 
 let configuration: Configuration
 let simulatorGroup: UInt32?
+let providers: [ProviderDescriptor]
 do {
     let loaded = try ConfigurationLoader.loadResolvingNames(path: options.configPath)
     configuration = loaded.configuration
     simulatorGroup = loaded.simulatorGroup
+    providers = loaded.providers
 } catch {
     fail("\(error)", status: 78)
 }
@@ -66,7 +68,7 @@ let service: LocalAuthService
 do {
     service = try await LocalAuthService.start(
         configuration: configuration, stateDirectory: stateDirectory, bus: options.bus,
-        simulatorGroup: simulatorGroup, audit: log, log: { [log] in log.log($0, $1) })
+        simulatorGroup: simulatorGroup, providers: providers, audit: log, log: { [log] in log.log($0, $1) })
 } catch {
     fail(error.description, status: error.exitStatus)
 }

@@ -74,7 +74,9 @@ struct ConfigurationParserTests {
     @Test("errors name file and line", arguments: [
         ("a = 1", 1, "unknown key \"a\""),
         ("\n\nbiometry_max_failures = five", 3, "biometry_max_failures: expected a whole number"),
-        ("backends = fingerprint, iris", 1, "unknown backend \"iris\""),
+        ("backends = fingerprint, Iris!", 1, "\"Iris!\" is not a backend id"),
+        ("provider_directories = relative/dir", 1, "absolute paths"),
+        ("provider_timeout = 0", 1, "more than 0"),
         ("backends = face, face", 1, "listed twice"),
         ("preferred_biometry = iris", 1, "expected `face` or `fingerprint`"),
         ("passcode_delays = 1, -2", 1, "expected seconds"),

@@ -2,7 +2,8 @@
 /// The daemon's settings, with the documented defaults. Read from `localauthd.conf` by
 /// ``ConfigurationParser``.
 public struct Configuration: Sendable, Hashable {
-    /// Backend ids to load, in order (`fingerprint`, `face`, `passcode`).
+    /// Backend ids to load, in order: `fingerprint`, `face`, `passcode`, or the id of a provider
+    /// that a descriptor in ``providerDirectories`` describes.
     public var backends: [String] = ["fingerprint", "face", "passcode"]
     /// Which hardware a context reports as its biometry type when both are available.
     public var preferredBiometry: BiometricModality = .face
@@ -56,8 +57,28 @@ public struct Configuration: Sendable, Hashable {
     /// or the built-in default (``defaultStateDirectory``) applies.
     public var stateDirectory: String?
 
+    /// Where provider descriptors (`*.provider`) are read from, later directories overriding
+    /// earlier ones file by file; nil means the built-in default
+    /// (`$(PREFIX)/lib/localauthd/providers`, then `/etc/localauthd/providers`).
+    public var providerDirectories: [String]?
+    /// Seconds a provider has to answer each call (Hello, Arm, Disarm, EnrollStart, …); one that
+    /// does not is treated as gone: its evaluation sees the sensor disconnect and it is restarted.
+    public var providerTimeout: Double = 5
+
     public static let defaultStateDirectory = "/var/lib/localauthd"
+    /// The built-in backends; any other id in ``backends`` names a provider.
     public static let knownBackends = ["fingerprint", "face", "passcode"]
+
+    /// Whether `id` could name a backend: lowercase letters, digits, `-`, `_` and `.`, starting
+    /// with a letter or digit, at most 64 characters.
+    public static func isBackendID(_ id: String) -> Bool {
+        guard let first = id.unicodeScalars.first, id.unicodeScalars.count <= 64,
+              ("a"..."z").contains(first) || ("0"..."9").contains(first) else { return false }
+        return id.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0) }
+    }
+
+    /// The provider ids among ``backends``.
+    public var providerIDs: [String] { backends.filter { !Self.knownBackends.contains($0) } }
 
     public init() {}
 

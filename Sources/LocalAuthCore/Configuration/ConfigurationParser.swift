@@ -102,6 +102,8 @@ public enum ConfigurationParser {
         case passcodeHashWorkers = "passcode_hash_workers"
         case maxPasscodeOperationsPerUser = "max_passcode_operations_per_user"
         case stateDirectory = "state_directory"
+        case providerDirectories = "provider_directories"
+        case providerTimeout = "provider_timeout"
 
         func apply(_ value: String, to configuration: inout Configuration) throws(ValueError) {
             switch self {
@@ -160,6 +162,16 @@ public enum ConfigurationParser {
             case .stateDirectory:
                 guard value.hasPrefix("/") else { throw ValueError(message: "expected an absolute path, found \"\(value)\"") }
                 configuration.stateDirectory = value
+            case .providerDirectories:
+                let directories = value.split(separator: ",").map { $0.trimmingWhitespace() }
+                guard !directories.isEmpty, directories.allSatisfy({ $0.hasPrefix("/") }) else {
+                    throw ValueError(message: "expected a comma-separated list of absolute paths, found \"\(value)\"")
+                }
+                configuration.providerDirectories = directories
+            case .providerTimeout:
+                let seconds = try Self.seconds(value, allowZero: false)
+                guard seconds <= 600 else { throw ValueError(message: "expected seconds from more than 0 to 600, found \"\(value)\"") }
+                configuration.providerTimeout = seconds
             }
         }
 
@@ -182,8 +194,9 @@ public enum ConfigurationParser {
             let names = value.split(separator: ",").map { $0.trimmingWhitespace() }
             var result: [String] = []
             for name in names {
-                guard Configuration.knownBackends.contains(name) else {
-                    throw ValueError(message: "unknown backend \"\(name)\"; known backends: \(Configuration.knownBackends.joined(separator: ", "))")
+                // Provider ids are checked against the descriptors when the daemon loads the file.
+                guard Configuration.isBackendID(name) else {
+                    throw ValueError(message: "\"\(name)\" is not a backend id; use \(Configuration.knownBackends.joined(separator: ", ")) or a provider's id (lowercase letters, digits, - _ .)")
                 }
                 guard !result.contains(name) else { throw ValueError(message: "backend \"\(name)\" is listed twice") }
                 result.append(name)

@@ -132,25 +132,42 @@ extension PolicyEngine {
         remember(caller)
         let uid = caller.uid
         let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
+        let removedProfile = userRecord(uid).profile
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.passcodeHash = nil
             profile.removeAllEnrollments()
         }
+        await forgetProviderTemplates(of: removedProfile, user: uid)
         recordAudit(AuditEntry(.passcodeChange, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: "removed", message: "Passcode removed, together with every biometric enrollment."))
     }
 
     /// Enrolls a finger or face appearance; re-enrolling a label replaces it (and changes the domain state).
-    public func enroll(_ modality: BiometricModality, label: String, passcode: Passcode, caller: Caller) async throws(LocalAuthError) {
+    ///
+    /// A ``CapturingBackend`` (a provider) takes its captures after the passcode was checked,
+    /// calling `progress` per capture; the label is stored only once its template exists, and a
+    /// template the profile no longer names (replaced, or not saved) is deleted again.
+    public func enroll(_ modality: BiometricModality, label: String, passcode: Passcode, caller: Caller,
+                       progress: @escaping @Sendable (EnrollmentProgress) -> Void = { _ in }) async throws(LocalAuthError) {
         remember(caller)
         let uid = caller.uid
         let backend = try enabledBackend(modality)
         try backend.validateEnrollment(label: label, existing: userRecord(uid).profile.labels(of: modality))
         let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
-        try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { (profile) throws(LocalAuthError) in
-            try backend.validateEnrollment(label: label, existing: profile.labels(of: modality))
-            profile.enroll(modality, label: label)
+        let capturing = backend as? any CapturingBackend
+        let template = try await capturing?.capture(user: uid, label: label, progress: progress)
+        var replaced: String?
+        do throws(LocalAuthError) {
+            try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { (profile) throws(LocalAuthError) in
+                try backend.validateEnrollment(label: label, existing: profile.labels(of: modality))
+                replaced = profile.templates(of: modality)[label]
+                profile.enroll(modality, label: label, template: template)
+            }
+        } catch {
+            if let capturing, let template { await capturing.deleteTemplates([template], user: uid) }
+            throw error
         }
+        if let capturing, let replaced, replaced != template { await capturing.deleteTemplates([replaced], user: uid) }
         recordAudit(AuditEntry(.enrollmentChange, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: "enrolled", message: "Enrolled \(modality.rawValue) \(label)."))
     }
@@ -165,9 +182,14 @@ extension PolicyEngine {
         }
         let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
         var removed: Set<String> = []
+        var templates: [String] = []
         try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             removed = backend.labelsRemoved(withUnenrolling: label, existing: profile.labels(of: modality))
+            templates = profile.templates(of: modality).filter { removed.contains($0.key) }.map(\.value)
             profile.unenroll(modality, labels: removed)
+        }
+        if let capturing = backend as? any CapturingBackend, !templates.isEmpty {
+            await capturing.deleteTemplates(templates, user: uid)
         }
         recordAudit(AuditEntry(.enrollmentChange, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: "unenrolled", message: "Unenrolled \(modality.rawValue) \(removed.sorted().joined(separator: ", "))."))
@@ -316,6 +338,15 @@ extension PolicyEngine {
             users[uid]?.ledger.endReuseWindow()
             // The change itself is saved; an unsaved ledger is flagged and refuses attempts until saved.
             try? persistLedger(of: uid)
+        }
+    }
+
+    /// Deletes the provider templates behind every enrollment of `profile` (which is gone).
+    private func forgetProviderTemplates(of profile: UserProfile, user uid: UInt32) async {
+        for (modality, backend) in backends {
+            guard let capturing = backend as? any CapturingBackend else { continue }
+            let templates = Array(profile.templates(of: modality).values)
+            if !templates.isEmpty { await capturing.deleteTemplates(templates, user: uid) }
         }
     }
 

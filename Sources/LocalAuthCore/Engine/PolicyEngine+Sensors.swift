@@ -81,7 +81,7 @@ extension PolicyEngine {
         let modality = backend.modality
         let session = SensorSession(
             id: sessionID, user: record.user, enrolledLabels: profile.labels(of: modality),
-            requireAttention: profile.requireAttention,
+            templates: profile.templates(of: modality), requireAttention: profile.requireAttention,
             deliver: { [weak self] attempt in
                 await self?.sensorReported(attempt, on: modality, session: sessionID) ?? false
             })

@@ -289,7 +289,8 @@ public actor PolicyEngine {
                     result.append(BackendStatus(id: id, modality: "passcode", available: true))
                 }
             } else if let backend = backends.values.first(where: { $0.id == id }) {
-                result.append(BackendStatus(id: backend.id, modality: backend.modality.rawValue, available: backend.isAvailable))
+                result.append(BackendStatus(id: backend.id, modality: backend.modality.rawValue, available: backend.isAvailable,
+                                            detail: backend.detail))
             }
         }
         return result

@@ -29,11 +29,38 @@ public struct BackendStatus: Sendable, Hashable {
     /// `fingerprint`, `face` or `passcode`.
     public var modality: String
     public var available: Bool
+    /// nil for the passcode backend.
+    public var detail: BackendDetail?
 
-    public init(id: String, modality: String, available: Bool) {
+    public init(id: String, modality: String, available: Bool, detail: BackendDetail? = nil) {
         self.id = id
         self.modality = modality
         self.available = available
+        self.detail = detail
+    }
+}
+
+/// Where a biometric backend runs and how it is doing, for `Backends`.
+public struct BackendDetail: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        /// Compiled into the daemon (the simulators).
+        case builtIn = "built-in"
+        /// A separate process behind the provider protocol.
+        case provider
+    }
+
+    public var kind: Kind
+    /// The provider software's version; empty for built-ins.
+    public var version: String
+    /// A word or two: `available`, `disconnected`, `starting`, `unavailable`, `failed: …`.
+    public var state: String
+    public var description: String
+
+    public init(kind: Kind, version: String, state: String, description: String) {
+        self.kind = kind
+        self.version = version
+        self.state = state
+        self.description = description
     }
 }
 

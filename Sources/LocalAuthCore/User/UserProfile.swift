@@ -19,10 +19,19 @@ public struct UserProfile: Codable, Sendable, Hashable {
         enrollments.filter { $0.modality == modality }.map(\.label)
     }
 
+    /// The provider template ids behind the labels of `modality` (labels without one are left out).
+    public func templates(of modality: BiometricModality) -> [String: String] {
+        var result: [String: String] = [:]
+        for enrollment in enrollments where enrollment.modality == modality {
+            if let template = enrollment.template { result[enrollment.label] = template }
+        }
+        return result
+    }
+
     /// Adds `label`; enrolling a label again replaces its template (a re-enroll).
-    public mutating func enroll(_ modality: BiometricModality, label: String) {
+    public mutating func enroll(_ modality: BiometricModality, label: String, template: String? = nil) {
         enrollments.removeAll { $0.modality == modality && $0.label == label }
-        enrollments.append(Enrollment(modality: modality, label: label))
+        enrollments.append(Enrollment(modality: modality, label: label, template: template))
         enrollmentGeneration += 1
     }
 

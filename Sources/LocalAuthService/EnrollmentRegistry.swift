@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+import LocalAuthCore
+import Synchronization
+
+/// The enrollments that take captures on a provider, one per client connection at most, so
+/// that `CancelEnrollment` or the client leaving the bus can cancel its own. The tasks are behind
+/// the mutex; cancelling one cancels the provider's enrollment (``CapturingBackend/capture(user:label:progress:)``).
+final class EnrollmentRegistry: Sendable {
+    /// The modalities whose backend captures (a provider's); the rest enroll at once.
+    let capturing: Set<BiometricModality>
+    private let running = Mutex<[ClientID: (token: UInt64, task: Task<Void, Never>)]>([:])
+    private let tokens = Atomic<UInt64>(0)
+
+    init(capturing: Set<BiometricModality>) {
+        self.capturing = capturing
+    }
+
+    /// Runs `body` as the client's enrollment; false (and nothing runs) if one already runs.
+    func start(_ client: ClientID, _ body: @escaping @Sendable () async -> Void) -> Bool {
+        let token = tokens.add(1, ordering: .relaxed).newValue
+        return running.withLock { running in
+            guard running[client] == nil else { return false }
+            running[client] = (token, Task {
+                await body()
+                self.finished(client, token)
+            })
+            return true
+        }
+    }
+
+    /// Cancels the client's enrollment, if one runs.
+    func cancel(_ client: ClientID) {
+        running.withLock { $0[client] }?.task.cancel()
+    }
+
+    private func finished(_ client: ClientID, _ token: UInt64) {
+        running.withLock { running in
+            if running[client]?.token == token { running[client] = nil }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+import LocalAuthCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds provider descriptors: `ID.provider` in the configured directories, a later directory's
+/// file replacing an earlier one's (so `/etc/localauthd/providers` overrides the package's).
+public enum ProviderCatalog {
+    /// `$(PREFIX)/lib/localauthd/providers` of the running installation (found from the
+    /// executable: `PREFIX/libexec/localauthd` or `PREFIX/sbin/localauthd`), then `/etc/localauthd/providers`.
+    public static var defaultDirectories: [String] {
+        var directories: [String] = []
+        if let executable = executablePath() {
+            let parts = executable.split(separator: "/")
+            if parts.count >= 2 {
+                directories.append("/" + parts.dropLast(2).joined(separator: "/") + (parts.count > 2 ? "/" : "") + "lib/localauthd/providers")
+            }
+        }
+        directories.append("/etc/localauthd/providers")
+        return directories
+    }
+
+    /// The descriptor of every provider id `configuration.backends` names, in that order.
+    /// An id without a descriptor, or a descriptor that does not parse, is an error naming the file.
+    public static func descriptors(for located: ConfigurationParser.Located) throws(ConfigurationError) -> [ProviderDescriptor] {
+        let configuration = located.configuration
+        let directories = configuration.providerDirectories ?? defaultDirectories
+        var result: [ProviderDescriptor] = []
+        for id in configuration.providerIDs {
+            let candidates: [String] = directories.reversed().map { "\($0)/\(id).provider" }
+            guard let path = candidates.first(where: { access($0, F_OK) == 0 }) else {
+                throw located.error("backends", "unknown backend \"\(id)\": it is not built in (\(Configuration.knownBackends.joined(separator: ", "))) and no \(id).provider is in \(directories.joined(separator: " or ")); install the provider or remove it from backends")
+            }
+            let bytes: [UInt8]?
+            do throws(AtomicFile.Failure) { bytes = try AtomicFile.read(path, limit: 64 * 1024) } catch {
+                throw ConfigurationError(file: path, line: 0, message: error.message)
+            }
+            guard let bytes, let text = String(validating: bytes, as: UTF8.self) else {
+                throw ConfigurationError(file: path, line: 0, message: "not readable UTF-8 text")
+            }
+            let descriptor = try ProviderDescriptor.parse(text, path: path)
+            if let other = result.first(where: { $0.modality == descriptor.modality }) {
+                throw ConfigurationError(file: path, line: 0, message: "providers \(other.id) and \(id) are both \(descriptor.modality.rawValue) sensors; enable only one")
+            }
+            result.append(descriptor)
+        }
+        return result
+    }
+
+    private static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
