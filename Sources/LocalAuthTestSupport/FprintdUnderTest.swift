@@ -80,10 +80,11 @@ public final class FprintdUnderTest: Sendable {
     }
 
     /// Sends one command to the virtual reader and returns its answer (only LIST answers). The
-    /// socket exists only while the reader is claimed; a refused connection is retried for a second.
+    /// socket exists only while the reader is claimed; a refused connection is retried for up to
+    /// ten seconds, so a test may send a touch before the client under test has claimed the reader.
     @discardableResult
     public func send(_ command: String) throws -> String {
-        let deadline = ContinuousClock.now + .seconds(1)
+        let deadline = ContinuousClock.now + .seconds(10)
         while true {
             do {
                 return try Self.exchange(command, at: socketPath)
@@ -91,6 +92,13 @@ public final class FprintdUnderTest: Sendable {
                 usleep(10_000)
             }
         }
+    }
+
+    /// Whether libfprint has the reader open, which fprintd does exactly while a client holds the
+    /// claim: the virtual reader's socket accepts connections only then. Unlike `isClaimed` this
+    /// takes nothing from the client under test, so a test may poll it.
+    public var isOpen: Bool {
+        (try? Self.exchange("", at: socketPath)) != nil
     }
 
     /// Whether some client holds the reader: tries to claim it from a connection of its own (and
@@ -155,7 +163,7 @@ public final class FprintdUnderTest: Sendable {
                 retryable: code == ENOENT || code == ECONNREFUSED)
         }
         let message = Array(command.utf8)
-        guard write(fd, message, message.count) == message.count else {
+        guard message.isEmpty || write(fd, message, message.count) == message.count else {
             throw VirtualDeviceError(description: "writing \(command): errno \(errno)", retryable: false)
         }
         shutdown(fd, Int32(SHUT_WR))

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 import LocalAuthDBus
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `localauth-fprintd-provider`'s command line.
 struct ProviderOptions {
-    var bus: DBusBus = .system
+    /// The bus that started the provider (`DBUS_STARTER_ADDRESS`: bus activation, or localauthd
+    /// through the descriptor's Exec=), else the system bus.
+    var bus: DBusBus = getenv("DBUS_STARTER_ADDRESS").map { .address(String(cString: $0)) } ?? .system
     var busName = "org.localauth.Provider.Fprintd"
     /// The bound on each fprintd call (fprintd may wait for polkit; a reader may take a moment to open).
     var fprintdTimeout: Duration = .seconds(10)
@@ -18,7 +23,8 @@ struct ProviderOptions {
     an enrollment.
 
     Options:
-      --system               serve on the system bus (default; fprintd lives there)
+      --system               serve on the system bus (default, or the bus in $DBUS_STARTER_ADDRESS
+                             when the bus or localauthd started the provider; fprintd lives there)
       --address ADDR         serve on the bus at ADDR (tests, development)
       --name NAME            own NAME instead of org.localauth.Provider.Fprintd
       --fprintd-timeout SEC  give up on an fprintd call after SEC seconds (default 10)

@@ -130,10 +130,11 @@ final class ProviderRig: Sendable {
         get async throws { try await fprintd!.isClaimed(user: Self.userName) }
     }
 
-    /// Waits (bounded) until nobody holds the reader: the provider releases right after it reports.
+    /// Waits (bounded) until the reader is closed — the provider releases right after it reports —
+    /// then checks that another program can claim it.
     func expectReleased(_ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let deadline = ContinuousClock.now + .seconds(5)
-        while try await isClaimed, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while fprintd!.isOpen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(try await !isClaimed, comment, sourceLocation: sourceLocation)
     }
 
