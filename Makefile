@@ -218,6 +218,8 @@ bench: deps
 	mkdir -p .build
 	cc -O2 -Wall -o .build/bench-echo bench/echo-service.c $$(pkg-config --cflags --libs dbus-1)
 	$$($(SWIFT) build -c release --show-bin-path)/localauth-bench --echo .build/bench-echo --json bench/results.json --markdown BENCHMARKS.md
+	$(SWIFT) build -c release --product localauth-provider-bench
+	$$($(SWIFT) build -c release --show-bin-path)/localauth-provider-bench --json bench/provider-results.json
 
 ## The reliability suite with stress-sized rounds (override any LOCALAUTH_* count on the command line).
 stress: deps

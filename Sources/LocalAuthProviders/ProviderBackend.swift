@@ -222,12 +222,22 @@ public final class ProviderBackend: CapturingBackend {
         } onCancel: {
             endEnrollment(enrollment, cancelAt: owner, .failure(LocalAuthError(.userCancel, "The enrollment was cancelled; nothing was enrolled.")))
         }
-        if Task.isCancelled, case .success(let template) = result {
+        let template = try result.get()
+        if Task.isCancelled {
             // Cancelled after the provider stored it: not enrolled, so not kept either.
             await deleteTemplates([template], user: user)
             throw LocalAuthError(.userCancel, "The enrollment was cancelled; nothing was enrolled.")
         }
-        return try result.get()
+        // The label is stored against the template only if the provider really holds it.
+        let listed: [String]
+        do { listed = try await callProvider(owner, "ListTemplates", [.uint32(user)]).first?.strings ?? [] } catch {
+            throw LocalAuthError(.biometryNotAvailable, "The \(modality.rawValue) provider \(id) did not confirm the new template (\(Self.describe(error))); nothing was enrolled. Try again.")
+        }
+        guard listed.contains(template) else {
+            log(.warning, "provider \(id): reported template \(template.prefix(64)) for uid \(user) but does not list it; not enrolled")
+            throw LocalAuthError(.serviceFailure, "The \(modality.rawValue) provider \(id) reported a template it does not hold; nothing was enrolled. Its log may say why.")
+        }
+        return template
     }
 
     public func deleteTemplates(_ templates: [String], user: UInt32) async {
@@ -508,8 +518,10 @@ public final class ProviderBackend: CapturingBackend {
         if stillArmed { deliveries.yield((session, .disconnected)) }
     }
 
+    /// Calls `member` of ``ProviderProtocol/provider`` on the believed connection `owner`.
     private func callProvider(_ owner: String, _ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
-        try await connection.call(destination: owner, path: ProviderProtocol.providerPath, interface: ProviderProtocol.providerInterface,
+        assert(ProviderProtocol.provider.method(member)?.inputSignature == DBusValue.signature(of: arguments), "\(member) does not match the Provider1 contract")
+        return try await connection.call(destination: owner, path: ProviderProtocol.providerPath, interface: ProviderProtocol.providerInterface,
                                   member: member, arguments: arguments, timeout: timeout)
     }
 

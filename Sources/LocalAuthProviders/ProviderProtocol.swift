@@ -20,6 +20,19 @@ public enum ProviderProtocol {
     typealias A = DBusInterfaceDescription.Argument
     typealias M = DBusInterfaceDescription.Method
 
+    /// What a provider serves; the daemon's calls are made to this declaration.
+    public static let provider = DBusInterfaceDescription(
+        name: providerInterface,
+        methods: [
+            M("Hello", in: [A("host_version", "u")], out: [A("version", "u"), A("modality", "s"), A("capabilities", "a{sv}")]),
+            M("Arm", in: [A("session", "t"), A("user", "u"), A("templates", "as"), A("options", "a{sv}")]),
+            M("Disarm", in: [A("session", "t")]),
+            M("EnrollStart", in: [A("enrollment", "t"), A("user", "u"), A("label", "s")], out: [A("stages", "u")]),
+            M("EnrollCancel", in: [A("enrollment", "t")]),
+            M("ListTemplates", in: [A("user", "u")], out: [A("templates", "as")]),
+            M("DeleteTemplate", in: [A("user", "u"), A("template", "s")]),
+        ])
+
     public static let host = DBusInterfaceDescription(
         name: LocalAuthBusNames.busName + ".ProviderHost",
         methods: [

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import LocalAuthDBus
+import LocalAuthProviders
 import LocalAuthTestSupport
 import Testing
 
@@ -11,6 +12,7 @@ import Testing
 struct ContractTests {
     static let interfaces = [
         DaemonUnderTest.managerInterface, DaemonUnderTest.contextInterface, DaemonUnderTest.simulatorInterface,
+        ReferenceProvider.hostInterface, ReferenceProvider.providerInterface,
     ]
 
     /// The checkout root, found from this file: `<root>/Tests/LocalAuthServiceTests/ContractTests.swift`.
@@ -31,6 +33,7 @@ struct ContractTests {
                 (path: DaemonUnderTest.managerPath, interface: DaemonUnderTest.managerInterface),
                 (path: context, interface: DaemonUnderTest.contextInterface),
                 (path: DaemonUnderTest.simulatorPath, interface: DaemonUnderTest.simulatorInterface),
+                (path: ReferenceProvider.hostPath, interface: ReferenceProvider.hostInterface),
             ]
             for object in objects {
                 let served = try await Self.introspect(bus, object.path)
@@ -45,11 +48,65 @@ struct ContractTests {
                     Issue.record("\(object.interface) (\(object.path) vs \(Self.relativeName(object.interface))): \(difference)")
                 }
                 if object.path == DaemonUnderTest.managerPath {
-                    #expect(Set(served.nodes).isSuperset(of: ["context", "simulator"]),
-                            "\(object.path) should list the child nodes context and simulator; it lists \(served.nodes)")
+                    #expect(Set(served.nodes).isSuperset(of: ["context", "providers", "simulator"]),
+                            "\(object.path) should list the child nodes context, providers and simulator; it lists \(served.nodes)")
                 }
             }
             connectionStaysOpen(client)
+        }
+    }
+
+    /// The daemon calls providers through ``ProviderProtocol/provider``; served by a test double,
+    /// it must introspect exactly as `dbus/org.localauth.Provider1.xml` says.
+    @Test func theDaemonsProvider1DeclarationIsTheContractFile() async throws {
+        try await withPrivateBus { bus in
+            let double = try await bus.connect()
+            defer { double.close() }
+            try double.register(path: ProviderProtocol.providerPath, introspectionXML: DBusInterfaceDescription.document([ProviderProtocol.provider])) { _ in
+                throw DBusError(.notSupported, "a contract test double")
+            }
+            try await double.requestName(ReferenceProvider.busName)
+            let served = try await Self.introspect(bus, ProviderProtocol.providerPath, destination: ReferenceProvider.busName)
+            let file = try await Self.canonical(Self.contractFile(ProviderProtocol.providerInterface))
+            let daemonSide = try #require(served.interfaces[ProviderProtocol.providerInterface])
+            let fileSide = try #require(file.interfaces[ProviderProtocol.providerInterface])
+            for difference in Self.differences(daemon: daemonSide, file: fileSide) {
+                Issue.record("Provider1 (ProviderProtocol.provider vs \(Self.relativeName(ProviderProtocol.providerInterface))): \(difference)")
+            }
+        }
+    }
+
+    /// The Python reference provider serves Provider1 as the contract file says. python3-dbus
+    /// does not name out arguments, so only their types and order are compared.
+    @Test func theReferenceProviderServesTheProvider1ContractFile() async throws {
+        let provider = try ReferenceProvider(exec: false)
+        try await withPrivateBus { bus in
+            let watcher = try await bus.connect()
+            defer { watcher.close() }
+            let owned = Inbox<String>()
+            let watch = try await watcher.watchNameOwners(ReferenceProvider.busName) { if $0.newOwner != nil { owned.put($0.name) } }
+            defer { watcher.unsubscribe(watch) }
+            let process = Process()
+            let command = provider.command(address: bus.address)
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst())
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { ChildProcess.kill(process) }
+            _ = try await owned.next()
+            let served = try await Self.introspect(bus, ProviderProtocol.providerPath, destination: ReferenceProvider.busName)
+            let file = try await Self.canonical(Self.contractFile(ProviderProtocol.providerInterface))
+            let pythonSide = try #require(served.interfaces[ProviderProtocol.providerInterface], "the reference provider does not serve Provider1")
+            var fileSide = try #require(file.interfaces[ProviderProtocol.providerInterface])
+            fileSide.methods = fileSide.methods.mapValues { arguments in
+                arguments.map { argument in
+                    let fields = argument.split(separator: " ")
+                    return fields.last == "out" ? "<unnamed> \(fields[1]) out" : argument
+                }
+            }
+            for difference in Self.differences(daemon: pythonSide, file: fileSide) {
+                Issue.record("Provider1 (reference-provider.py vs \(Self.relativeName(ProviderProtocol.providerInterface))): \(difference)")
+            }
         }
     }
 
@@ -93,9 +150,9 @@ struct ContractTests {
     }
 
     /// What `gdbus introspect --xml` reports for `path`, reduced to the canonical form.
-    static func introspect(_ bus: PrivateBus, _ path: String) async throws -> Node {
+    static func introspect(_ bus: PrivateBus, _ path: String, destination: String = DaemonUnderTest.busName) async throws -> Node {
         let result = try await runTool("/usr/bin/gdbus", [
-            "introspect", "--address", bus.address, "--dest", DaemonUnderTest.busName, "--object-path", path, "--xml",
+            "introspect", "--address", bus.address, "--dest", destination, "--object-path", path, "--xml",
         ])
         try #require(result.status == 0, "gdbus introspect \(path) failed: \(result.output)")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("introspect-\(UUID().uuidString).xml")

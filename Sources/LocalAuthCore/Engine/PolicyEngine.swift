@@ -297,7 +297,7 @@ public actor PolicyEngine {
     }
 
     /// Applies a reloaded configuration. Settings bound at start-up (backends, state directory,
-    /// simulator queue and group, request queue limits) keep their old values; their names are returned so the
+    /// simulator queue and group, request queue limits, providers) keep their old values; their names are returned so the
     /// administrator can be told a restart applies them. Running evaluations keep their deadline.
     public func reload(_ new: Configuration) -> [String] {
         var applied = new
@@ -314,6 +314,8 @@ public actor PolicyEngine {
         keep(\.maxQueuedBytesPerClient, "max_queued_bytes_per_client")
         keep(\.maxQueuedRequestsPerUser, "max_queued_requests_per_user")
         keep(\.maxQueuedBytesPerUser, "max_queued_bytes_per_user")
+        keep(\.providerDirectories, "provider_directories")
+        keep(\.providerTimeout, "provider_timeout")
         configuration = applied
         return needRestart
     }
