@@ -220,6 +220,8 @@ bench: deps
 	$$($(SWIFT) build -c release --show-bin-path)/localauth-bench --echo .build/bench-echo --json bench/results.json --markdown BENCHMARKS.md
 	$(SWIFT) build -c release --product localauth-provider-bench
 	$$($(SWIFT) build -c release --show-bin-path)/localauth-provider-bench --json bench/provider-results.json
+	$(SWIFT) build -c release --product localauth-fprintd-provider
+	/usr/bin/python3 bench/fprintd-bench.py --bin $$($(SWIFT) build -c release --show-bin-path) --json bench/fprintd-results.json
 
 ## The reliability suite with stress-sized rounds (override any LOCALAUTH_* count on the command line).
 stress: deps
