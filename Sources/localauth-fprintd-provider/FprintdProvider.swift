@@ -161,11 +161,13 @@ actor FprintdProvider {
             "RetryReasons": .strings(VerifyOutcome.retryReasons),
         ]
         var available = false
-        var stages: UInt32 = 0
+        // fprintd can enroll on every reader; without a reader now the count is not known yet, so
+        // 1 says "can enroll" and EnrollStart answers the reader's real count.
+        var stages: UInt32 = 1
         do {
             let device = try await fprintd.defaultDevice()
             available = true
-            stages = (try? await fprintd.enrollStages(device: device)) ?? 0
+            stages = (try? await fprintd.enrollStages(device: device)) ?? 1
         } catch {
             log("no reader now: \(error)")
         }

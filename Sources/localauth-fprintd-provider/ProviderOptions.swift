@@ -10,8 +10,9 @@ struct ProviderOptions {
     /// through the descriptor's Exec=), else the system bus.
     var bus: DBusBus = getenv("DBUS_STARTER_ADDRESS").map { .address(String(cString: $0)) } ?? .system
     var busName = "org.localauth.Provider.Fprintd"
-    /// The bound on each fprintd call (fprintd may wait for polkit; a reader may take a moment to open).
-    var fprintdTimeout: Duration = .seconds(10)
+    /// The bound on each fprintd call (fprintd may wait for polkit; a reader may take a moment to
+    /// open). Below localauthd's default provider_timeout (5 s), which bounds each Provider1 call.
+    var fprintdTimeout: Duration = .seconds(4)
     var showHelp = false
 
     static let usage = """
@@ -27,7 +28,7 @@ struct ProviderOptions {
                              when the bus or localauthd started the provider; fprintd lives there)
       --address ADDR         serve on the bus at ADDR (tests, development)
       --name NAME            own NAME instead of org.localauth.Provider.Fprintd
-      --fprintd-timeout SEC  give up on an fprintd call after SEC seconds (default 10)
+      --fprintd-timeout SEC  give up on an fprintd call after SEC seconds (default 4)
       --help                 show this help
 
     Exit status: 0 after SIGTERM/SIGINT, 64 bad usage, 69 bus unavailable or name taken.

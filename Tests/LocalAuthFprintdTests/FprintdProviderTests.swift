@@ -20,6 +20,7 @@ struct FprintdProviderTests {
         let capabilities = try #require(reply.last?.vardict)
         #expect(capabilities["Available"]?.unwrapped.bool == true)
         #expect(capabilities["EnrollStages"]?.unwrapped.uint32 == 5, "libfprint's virtual device takes five captures")
+        #expect(capabilities["Description"]?.unwrapped.string == "Fingerprint readers through fprintd (net.reactivated.Fprint)")
         #expect(capabilities["Identify"]?.unwrapped.bool == false)
         #expect(capabilities["RetryReasons"]?.unwrapped.strings == ["too-short", "not-centered", "remove-and-retry"])
     }
@@ -213,6 +214,18 @@ struct FprintdProviderTests {
         let stranger = try await rig.bus.connect()
         defer { stranger.close() }
         #expect(await rig.errorName("Hello", [.uint32(1)], from: stranger) == DBusError.Name.accessDenied.rawValue)
+    }
+
+    @Test func theProviderStoppingOrCrashingLeavesNoClaim() async throws {
+        let rig = try await ProviderRig()
+        try await rig.enroll(Self.right, print: "print-a", id: 1)
+        try await rig.arm(45, templates: [Self.right])
+        rig.signalProvider(SIGTERM)
+        try await rig.expectReleased("the provider releases before it exits on SIGTERM")
+        try await rig.startProvider()
+        try await rig.arm(46, templates: [Self.right])
+        rig.killProvider()
+        try await rig.expectReleased("fprintd drops the claim of a client that crashed")
     }
 
     @Test func onlyLocalauthdMayCallAndOnlyFprintdMayReport() async throws {

@@ -140,6 +140,11 @@ final class ProviderRig: Sendable {
 
     var providerLog: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
+    /// Sends `signal` to the provider.
+    func signalProvider(_ signal: Int32) {
+        if let process = provider.withLock({ $0 }) { kill(process.processIdentifier, signal) }
+    }
+
     func killProvider() {
         if let process = provider.withLock({ p in defer { p = nil }; return p }) { ChildProcess.kill(process) }
     }
