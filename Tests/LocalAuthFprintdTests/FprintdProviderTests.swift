@@ -253,6 +253,42 @@ struct FprintdProviderTests {
         #expect(try await rig.call("ListTemplates", [.uint32(ProviderRig.uid)]).first?.strings == [Self.right], "nothing deleted")
     }
 
+    /// uid 65534 (setpriv) calls every Provider1 method and forges fprintd's signals.
+    @Test func anotherUserCanNeitherCallNorForge() async throws {
+        let rig = try await ProviderRig(allowingEveryUser: true)
+        try await rig.enroll(Self.right, print: "print-a", id: 1)
+        try await rig.arm(70, templates: [Self.right])
+        let script = PythonDBusClient.prelude + #"""
+        P = dbus.Interface(bus.get_object('org.localauth.Provider.Fprintd', '/org/localauth/Provider1'), 'org.localauth.Provider1')
+        attempt('Hello', lambda: P.Hello(dbus.UInt32(1)))
+        attempt('Arm', lambda: P.Arm(dbus.UInt64(71), dbus.UInt32(65534), ['right-index-finger'], dbus.Dictionary({}, signature='sv')))
+        attempt('Disarm', lambda: P.Disarm(dbus.UInt64(70)))
+        attempt('EnrollStart', lambda: P.EnrollStart(dbus.UInt64(72), dbus.UInt32(0), 'left-thumb'))
+        attempt('EnrollCancel', lambda: P.EnrollCancel(dbus.UInt64(1)))
+        attempt('ListTemplates', lambda: P.ListTemplates(dbus.UInt32(0)))
+        attempt('DeleteTemplate', lambda: P.DeleteTemplate(dbus.UInt32(0), 'right-index-finger'))
+        for status in ['verify-match', 'verify-disconnected']:
+            bus.send_message(dbus.lowlevel.SignalMessage('/net/reactivated/Fprint/Device/0', 'net.reactivated.Fprint.Device', 'VerifyStatus'))
+            m = dbus.lowlevel.SignalMessage('/net/reactivated/Fprint/Device/0', 'net.reactivated.Fprint.Device', 'VerifyStatus')
+            m.append(status, True, signature='sb')
+            bus.send_message(m)
+        bus.flush()
+        print('forged')
+        """#
+        let run = try await runTool("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, rig.bus.address],
+                                    timeout: .seconds(30))
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 8, "\(run.output)")
+        for line in lines.dropLast() {
+            #expect(line.hasSuffix(" org.freedesktop.DBus.Error.AccessDenied"), "uid 65534: \(line)")
+        }
+        #expect(lines.last == "forged")
+        #expect(try await rig.isClaimed, "still armed: Disarm was refused and the forged disconnected ignored")
+        try rig.fprintd!.send("SCAN someone-else")
+        #expect(try await rig.reports.next() == .attempt(session: 70, result: "no-match", detail: ""), "the forged match was ignored")
+        #expect(try await rig.call("ListTemplates", [.uint32(ProviderRig.uid)]).first?.strings == [Self.right], "nothing deleted")
+    }
+
     @Test func severalFingersAndFingersEnrolledElsewhere() async throws {
         let rig = try await ProviderRig()
         try await rig.enroll(Self.right, print: "print-a", id: 1)

@@ -42,8 +42,8 @@ final class ProviderRig: Sendable {
     private let provider = Mutex<Process?>(nil)
     let log: URL
 
-    init(withFprintd: Bool = true, allowed: [String] = FprintdUnderTest.actions) async throws {
-        bus = try PrivateBus()
+    init(withFprintd: Bool = true, allowed: [String] = FprintdUnderTest.actions, allowingEveryUser: Bool = false) async throws {
+        bus = try PrivateBus(allowingEveryUser: allowingEveryUser)
         host = try await bus.connect()
         log = FileManager.default.temporaryDirectory.appendingPathComponent("fprintd-provider-\(UUID().uuidString).log")
         fprintd = withFprintd ? try await FprintdUnderTest(bus: bus, watcher: host, allowed: allowed) : nil
