@@ -324,6 +324,13 @@ def main():
     loop = GLib.MainLoop()
     GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGTERM, loop.quit)
     bus.call_on_disconnection(lambda _: loop.quit())
+    if os.environ.get("LOCALAUTH_PROVIDER_ID"):
+        # Started by localauthd (Exec=): leave with it, so a restarted localauthd starts a fresh one.
+        def host_changed(name, old, new):
+            if not new:
+                loop.quit()
+        bus.add_signal_receiver(host_changed, "NameOwnerChanged", "org.freedesktop.DBus", "org.freedesktop.DBus",
+                                "/org/freedesktop/DBus", arg0=HOST_NAME)
     print("reference-provider: serving %s as %s (uid %d)" % (PROVIDER, options.bus_name, os.getuid()), file=sys.stderr, flush=True)
     loop.run()
 

@@ -110,6 +110,8 @@ public final class LocalAuthService: Sendable {
                 let client = ClientID(change.name)
                 enrollments.cancel(client)
                 directory.senderLeft(change.name) {
+                    // Again after its queued requests: an Enroll among them may have started since.
+                    enrollments.cancel(client)
                     await engine.clientDisconnected(client)
                     observer.forget(client)
                 }

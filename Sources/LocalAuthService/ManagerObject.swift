@@ -133,9 +133,8 @@ struct ManagerObject: Sendable {
         ["Version": .string(BusContract.version), "Backends": await backends(engine)]
     }
 
-    /// The `Backends` property now.
-    /// Each backend's id, modality and availability (the fields of API 1.0, in place for
-    /// positional readers), then Kind, ProviderVersion, State and Description.
+    /// The `Backends` property now: each backend's id, modality and availability (the fields of
+    /// API 1.0, in place for positional readers), then Kind, ProviderVersion, State and Description.
     static func backends(_ engine: PolicyEngine) async -> DBusValue {
         .array(elementSignature: "(ssba{sv})", await engine.backendStatus().map { status in
             let detail = status.detail ?? BackendDetail(kind: .builtIn, version: "", state: "available", description: "Passcode (Argon2id)")

@@ -186,7 +186,9 @@ struct PasscodeRulesTests {
         do { try await h.engine.setPasscode(current: Passcode(""), new: Passcode("1234"), caller: H.alice); Issue.record("accepted") } catch {
             #expect(error.kind == .notSupported)
         }
-        #expect(await h.engine.backendStatus() == [BackendStatus(id: "fingerprint", modality: "fingerprint", available: true)])
+        #expect(await h.engine.backendStatus() == [BackendStatus(id: "fingerprint", modality: "fingerprint", available: true,
+                                                                 detail: BackendDetail(kind: .builtIn, version: "", state: "available",
+                                                                                       description: "Built-in fingerprint simulator"))])
     }
 
     @Test func onlyRootResetsLockouts() async throws {
