@@ -42,7 +42,12 @@ final class ProviderRig: Sendable {
     private let provider = Mutex<Process?>(nil)
     let log: URL
 
-    init(withFprintd: Bool = true, allowed: [String] = FprintdUnderTest.actions, allowingEveryUser: Bool = false) async throws {
+    private let fprintdTimeout: Int
+
+    /// - Parameter fprintdTimeout: the provider's bound on each fprintd call, in seconds.
+    init(withFprintd: Bool = true, allowed: [String] = FprintdUnderTest.actions, allowingEveryUser: Bool = false,
+         fprintdTimeout: Int = 5) async throws {
+        self.fprintdTimeout = fprintdTimeout
         bus = try PrivateBus(allowingEveryUser: allowingEveryUser)
         host = try await bus.connect()
         log = FileManager.default.temporaryDirectory.appendingPathComponent("fprintd-provider-\(UUID().uuidString).log")
@@ -75,7 +80,7 @@ final class ProviderRig: Sendable {
         defer { host.unsubscribe(subscription) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--address", bus.address, "--fprintd-timeout", "5"]
+        process.arguments = ["--address", bus.address, "--fprintd-timeout", "\(fprintdTimeout)"]
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
