@@ -42,10 +42,11 @@ public final class ProviderBackend: CapturingBackend {
     }
 
     private struct Enrolling: Sendable {
-        let user: UInt32
         var stages: UInt32
         let progress: @Sendable (EnrollmentProgress) -> Void
         let finish: @Sendable (Result<String, LocalAuthError>) -> Void
+        /// Cancels the enrollment at ``ProviderBackend/enrollmentTimeout``; cancelled when it ends first.
+        var deadline: Task<Void, Never>?
     }
 
     private struct State {
@@ -206,7 +207,7 @@ public final class ProviderBackend: CapturingBackend {
                 let finish: @Sendable (Result<String, LocalAuthError>) -> Void = { result in
                     if !once.exchange(true, ordering: .acquiringAndReleasing) { continuation.resume(returning: result) }
                 }
-                state.withLock { $0.enrollments[enrollment] = Enrolling(user: user, stages: stages, progress: progress, finish: finish) }
+                state.withLock { $0.enrollments[enrollment] = Enrolling(stages: stages, progress: progress, finish: finish) }
                 // Cancelled before the enrollment was registered: the cancellation handler found nothing to end.
                 if Task.isCancelled {
                     finish(.failure(LocalAuthError(.userCancel, "The enrollment was cancelled; nothing was enrolled.")))
@@ -214,10 +215,15 @@ public final class ProviderBackend: CapturingBackend {
                     return
                 }
                 Task { await self.startEnrollment(enrollment, user: user, label: label, owner: owner) }
-                Task {
-                    try? await Task.sleep(for: Self.enrollmentTimeout)
-                    self.endEnrollment(enrollment, cancelAt: owner, .failure(LocalAuthError(.systemCancel, "The enrollment did not finish within \(Self.enrollmentTimeout.components.seconds) s; try again.")))
+                let deadline = Task { [weak self] in
+                    guard (try? await Task.sleep(for: Self.enrollmentTimeout)) != nil else { return }
+                    self?.endEnrollment(enrollment, cancelAt: owner, .failure(LocalAuthError(.systemCancel, "The enrollment did not finish within \(Self.enrollmentTimeout.components.seconds) s; try again.")))
                 }
+                let running = state.withLock { state -> Bool in
+                    state.enrollments[enrollment]?.deadline = deadline
+                    return state.enrollments[enrollment] != nil
+                }
+                if !running { deadline.cancel() }
             }
         } onCancel: {
             endEnrollment(enrollment, cancelAt: owner, .failure(LocalAuthError(.userCancel, "The enrollment was cancelled; nothing was enrolled.")))
@@ -271,6 +277,10 @@ public final class ProviderBackend: CapturingBackend {
     func reportAttempt(session: UInt64, result: String, detail: String) throws(DBusError) {
         let outcome = try state.withLock { (state) throws(DBusError) -> (SensorSession, AttemptEvent)? in
             let parsed = try Self.parseAttempt(result, detail)
+            if case .event(.retry(let reason)) = parsed, case .ready(_, let hello) = state.phase,
+               !hello.retryReasons.isEmpty, !hello.retryReasons.contains(reason) {
+                throw .invalidArgs("Retry reason \(reason.rawValue) is not among those the provider announced in Hello (\(hello.retryReasons.map(\.rawValue).joined(separator: ", "))).")
+            }
             guard let armed = state.armed, armed.id == session else { return nil }
             switch parsed {
             case .match(let template):
@@ -400,7 +410,7 @@ public final class ProviderBackend: CapturingBackend {
                 return true
             }
             guard current else { return }
-            log(.notice, "provider \(id): ready, \(owner) (pid \(credentials.pid.map(String.init) ?? "unknown")), protocol \(hello.version), version \(hello.providerVersion.isEmpty ? "unknown" : hello.providerVersion), sensor \(hello.available ? "available" : "unavailable")")
+            log(.notice, "provider \(id): ready, \(owner) (pid \(credentials.pid.map(String.init) ?? "unknown")), protocol \(hello.version), version \(hello.providerVersion.isEmpty ? "unknown" : hello.providerVersion), sensor \(hello.available ? "available" : "unavailable"), \(hello.identify ? "identifies" : "verifies the first template only"), \(hello.enrollStages) enrollment stages\(hello.attention ? ", reports attention" : "")")
             announce()
         } catch let refusal as ProviderHello.Refusal {
             guard state.withLock({ $0.handshakes == serial }) else { return }
@@ -457,6 +467,7 @@ public final class ProviderBackend: CapturingBackend {
             return Array(state.enrollments.values)
         }
         for enrollment in running {
+            enrollment.deadline?.cancel()
             enrollment.finish(.failure(LocalAuthError(.biometryNotAvailable, "The \(modality.rawValue) provider \(id) went away during the enrollment (\(reason)); nothing was enrolled. Try again.")))
         }
     }
@@ -546,6 +557,7 @@ public final class ProviderBackend: CapturingBackend {
     /// Ends a running enrollment once; with `cancelAt` the provider is told to cancel it.
     private func endEnrollment(_ enrollment: UInt64, cancelAt owner: String?, _ result: Result<String, LocalAuthError>) {
         guard let running = state.withLock({ $0.enrollments.removeValue(forKey: enrollment) }) else { return }
+        running.deadline?.cancel()
         running.finish(result)
         if let owner {
             Task { _ = try? await callProvider(owner, "EnrollCancel", [.uint64(enrollment)]) }

@@ -13,6 +13,7 @@ struct ProviderHello: Sendable, Hashable {
     /// Captures one enrollment needs; 0: the provider cannot enroll.
     let enrollStages: UInt32
     let attention: Bool
+    /// The retry reasons it may report; empty: it did not say, any is accepted.
     let retryReasons: [RetryReason]
 
     /// Why a provider's handshake was refused; the provider stays refused until it restarts.

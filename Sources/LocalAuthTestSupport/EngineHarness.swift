@@ -27,9 +27,10 @@ public struct EngineHarness: Sendable {
     ///   - store: pass one to simulate a restart over the same state.
     ///   - passcodeHasher: used instead of ``hasher`` (a ``GatedPasscodeHasher``, say).
     ///   - authorizer: who besides root may do privileged actions; nil: root only.
+    ///   - sensor: a backend used instead of the simulator of its modality (a provider's double).
     public init(configuration: Configuration = Configuration(), store: MemoryStateStore = MemoryStateStore(),
                 clock: FakeClock = FakeClock(), passcodeHasher: (any PasscodeHasher)? = nil,
-                authorizer: (any Authorizer)? = nil) throws {
+                authorizer: (any Authorizer)? = nil, sensor: (any BiometricBackend)? = nil) throws {
         self.configuration = configuration
         self.clock = clock
         self.store = store
@@ -43,6 +44,10 @@ public struct EngineHarness: Sendable {
         var backends: [any BiometricBackend] = []
         if configuration.backends.contains("fingerprint") { backends.append(fingerprint) }
         if configuration.backends.contains("face") { backends.append(face) }
+        if let sensor {
+            backends.removeAll { $0.modality == sensor.modality }
+            backends.append(sensor)
+        }
         let environment = PolicyEngine.Environment(
             clock: clock, store: store,
             passcodeHasher: configuration.backends.contains("passcode") ? passcodeHasher ?? hasher : nil,
