@@ -5,7 +5,8 @@ CONFIG      ?= debug
 # Debian packages the build, the tests and the demo need.
 APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd binutils \
                libpam0g-dev libpam-wrapper pamtester python3-pypamtest man-db groff-base \
-               python3-gi python3-dbusmock libxml2-utils
+               python3-gi python3-dbusmock libxml2-utils \
+               fprintd libfprint-2-2
 # …and what `make deb` needs besides.
 DEB_PACKAGES = dpkg-dev debhelper lintian fakeroot
 
@@ -42,6 +43,12 @@ ZSHCOMPDIR  ?= $(DATADIR)/zsh/site-functions
 endif
 # polkit reads actions from /usr/share/polkit-1/actions only, whatever PREFIX is.
 POLKITACTIONDIR ?= $(or $(call pkgvar,actiondir,polkit-gobject-1),/usr/share/polkit-1/actions)
+# …and packaged rules from /usr/share/polkit-1/rules.d (administrators' from /etc/polkit-1/rules.d).
+POLKITRULESDIR ?= /usr/share/polkit-1/rules.d
+# systemd-sysusers reads $(PREFIX)/lib/sysusers.d for /usr and /usr/local.
+SYSUSERSDIR ?= $(if $(filter /usr,$(PREFIX)),$(or $(call pkgvar,sysusersdir,systemd),/usr/lib/sysusers.d),$(PREFIX)/lib/sysusers.d)
+# Provider descriptors shipped with the package (localauthd also reads /etc/localauthd/providers).
+PROVIDERDIR ?= $(PREFIX)/lib/localauthd/providers
 # `make install` strips; debian/rules passes STRIP= so that dh_strip keeps the symbols in -dbgsym.
 STRIP       ?= -s
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
@@ -57,9 +64,13 @@ INSTALLED    = $(BINDIR)/localauth $(LIBEXECDIR)/localauthd $(UNITDIR)/localauth
                $(if $(wildcard completion/localauth.bash),$(BASHCOMPDIR)/localauth) \
                $(if $(wildcard completion/_localauth),$(ZSHCOMPDIR)/_localauth) \
                $(patsubst polkit/%,$(POLKITACTIONDIR)/%,$(wildcard polkit/*.policy))
-# Install/uninstall targets of the other parts (the PAM module), one line each.
-INSTALL_HOOKS   = install-pam
-UNINSTALL_HOOKS = uninstall-pam
+# Install/uninstall targets of the other parts (the PAM module, the fprintd provider), one line each.
+INSTALL_HOOKS   = install-pam install-fprintd-provider
+UNINSTALL_HOOKS = uninstall-pam uninstall-fprintd-provider
+# What install-fprintd-provider puts in place (providers/fprintd/), relative to DESTDIR.
+FPRINTD_PROVIDER_FILES = $(LIBEXECDIR)/localauth-fprintd-provider $(UNITDIR)/localauth-fprintd-provider.service \
+               $(DBUSSERVICEDIR)/org.localauth.Provider.Fprintd.service $(DBUSPOLICYDIR)/org.localauth.Provider.Fprintd.conf \
+               $(PROVIDERDIR)/fprintd.provider $(POLKITRULESDIR)/50-localauth-fprintd.rules $(SYSUSERSDIR)/localauth-fprintd.conf
 
 # PAM loads modules from its own multiarch directory only, whatever PREFIX is.
 PAMDIR      ?= $(or $(patsubst %,%/security,$(call pkgvar,libdir,pam)),/lib/$(or $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null),x86_64-linux-gnu)/security)
@@ -70,7 +81,7 @@ PAM_CFLAGS   = -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wall -Wextra
 PAM_LDFLAGS  = -shared -Wl,--version-script=pam/pam_localauth.map -Wl,-z,relro,-z,now,-z,nodelete -Wl,--no-undefined
 PAM_LIBS     = $(shell pkg-config --libs dbus-1 libsystemd pam)
 
-.PHONY: all deps build pam release test demo bench stress install uninstall install-check install-pam uninstall-pam deb clean help man completion
+.PHONY: all deps build pam release test demo bench stress install uninstall install-check install-pam uninstall-pam install-fprintd-provider uninstall-fprintd-provider deb clean help man completion
 
 all: build
 
@@ -125,6 +136,7 @@ demo: deps
 release:
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauthd
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauth
+	$(SWIFT) build $(RELEASE_FLAGS) --product localauth-fprintd-provider
 
 ## No apt-get here: build with `make build` or `make release` first if packages are missing.
 install: release $(INSTALL_HOOKS)
@@ -164,6 +176,24 @@ install-pam: pam
 uninstall-pam:
 	rm -f "$(DESTDIR)$(PAMDIR)/pam_localauth.so" "$(DESTDIR)$(PAMCONFIGDIR)/localauth"
 
+## The fprintd provider (providers/fprintd/): binary, units, bus policy, descriptor, polkit rule and
+## its system user. Not enabled: add `fprintd` to `backends` in localauthd.conf (README).
+install-fprintd-provider: release
+	install -D -m 0755 $(STRIP) "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/localauth-fprintd-provider" "$(DESTDIR)$(LIBEXECDIR)/localauth-fprintd-provider"
+	install -d -m 0755 "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(DBUSSERVICEDIR)" "$(DESTDIR)$(DBUSPOLICYDIR)" "$(DESTDIR)$(PROVIDERDIR)" "$(DESTDIR)$(POLKITRULESDIR)" "$(DESTDIR)$(SYSUSERSDIR)"
+	sed 's|/usr/libexec/localauth-fprintd-provider|$(LIBEXECDIR)/localauth-fprintd-provider|' providers/fprintd/localauth-fprintd-provider.service > "$(DESTDIR)$(UNITDIR)/localauth-fprintd-provider.service"
+	sed 's|/usr/libexec/localauth-fprintd-provider|$(LIBEXECDIR)/localauth-fprintd-provider|' providers/fprintd/org.localauth.Provider.Fprintd.service > "$(DESTDIR)$(DBUSSERVICEDIR)/org.localauth.Provider.Fprintd.service"
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/localauth-fprintd-provider.service" "$(DESTDIR)$(DBUSSERVICEDIR)/org.localauth.Provider.Fprintd.service"
+	install -m 0644 providers/fprintd/org.localauth.Provider.Fprintd.conf "$(DESTDIR)$(DBUSPOLICYDIR)/"
+	install -m 0644 providers/fprintd/fprintd.provider "$(DESTDIR)$(PROVIDERDIR)/"
+	install -m 0644 providers/fprintd/50-localauth-fprintd.rules "$(DESTDIR)$(POLKITRULESDIR)/"
+	install -m 0644 providers/fprintd/localauth-fprintd.sysusers "$(DESTDIR)$(SYSUSERSDIR)/localauth-fprintd.conf"
+	@echo "fprintd provider installed; create its user with systemd-sysusers, then add fprintd to backends in $(CONFDIR)/localauthd.conf"
+
+uninstall-fprintd-provider:
+	rm -f $(foreach file,$(FPRINTD_PROVIDER_FILES),"$(DESTDIR)$(file)")
+	@rmdir -p "$(DESTDIR)$(PROVIDERDIR)" 2>/dev/null || true
+
 ## Installs into a temporary DESTDIR (PREFIX=/usr) and checks the tree, the binaries' links, the
 ## unit, and that the installed daemon serves the installed CLI on a private bus.
 install-check:
@@ -197,6 +227,8 @@ bench: deps
 	  --echo .build/bench-echo --floor .build/bench-cycle-floor --json bench/results.json --markdown BENCHMARKS.md
 	$(SWIFT) build -c release --product localauth-provider-bench
 	$$($(SWIFT) build -c release --show-bin-path)/localauth-provider-bench --json bench/provider-results.json
+	$(SWIFT) build -c release --product localauth-fprintd-provider
+	/usr/bin/python3 bench/fprintd-bench.py --bin $$($(SWIFT) build -c release --show-bin-path) --json bench/fprintd-results.json
 
 ## The reliability suite with stress-sized rounds (override any LOCALAUTH_* count on the command line).
 stress: deps

@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "localauth", targets: ["localauth"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .executable(name: "localauth-bench", targets: ["localauth-bench"]),
+        .executable(name: "localauth-fprintd-provider", targets: ["localauth-fprintd-provider"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages.
@@ -45,6 +46,9 @@ let package = Package(
         // The command-line client for people and scripts, over the D-Bus API only.
         .executableTarget(name: "localauth", dependencies: ["LocalAuthAPI", "LocalAuthDBus"]),
 
+        // A provider (org.localauth.Provider1) for real fingerprint readers, through fprintd.
+        .executableTarget(name: "localauth-fprintd-provider", dependencies: ["LocalAuthBackends", "LocalAuthDBus"]),
+
         // `make bench`: latency, throughput, memory and start-up of the release daemon (not part of `make test`).
         .executableTarget(name: "localauth-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
                           path: "Benchmarks/localauth-bench"),
@@ -70,6 +74,9 @@ let package = Package(
         // Bounded here; `make stress` runs the same tests bigger (LOCALAUTH_STRESS=1).
         .testTarget(name: "LocalAuthReliabilityTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
         // pam_localauth.so (C, built by `make pam`) under pam_wrapper against the real daemon.
+        // localauth-fprintd-provider against real fprintd with libfprint's virtual_device on a private bus.
+        .testTarget(name: "LocalAuthFprintdTests",
+                    dependencies: ["localauth-fprintd-provider", "localauth", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthPAMTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -26,6 +26,8 @@ step() { echo "== $*"; }
 
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || true)
 unitdir=${unitdir:-/lib/systemd/system}
+sysusersdir=$(pkg-config --variable=sysusersdir systemd 2>/dev/null || true)
+sysusersdir=${sysusersdir:-/usr/lib/sysusers.d}
 pamdir=$(pkg-config --variable=libdir pam 2>/dev/null || true)
 pamdir=${pamdir:-/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)}/security
 
@@ -48,6 +50,15 @@ EOF
     for policy in polkit/*.policy; do [ -e "$policy" ] && echo "0644 usr/share/polkit-1/actions/${policy#polkit/}"; done
     echo "0644 ${pamdir#/}/pam_localauth.so"
     echo "0644 usr/share/pam-configs/localauth"
+    cat <<EOF
+0755 usr/libexec/localauth-fprintd-provider
+0644 ${unitdir#/}/localauth-fprintd-provider.service
+0644 usr/share/dbus-1/system-services/org.localauth.Provider.Fprintd.service
+0644 usr/share/dbus-1/system.d/org.localauth.Provider.Fprintd.conf
+0644 usr/lib/localauthd/providers/fprintd.provider
+0644 usr/share/polkit-1/rules.d/50-localauth-fprintd.rules
+0644 ${sysusersdir#/}/localauth-fprintd.conf
+EOF
 }
 
 # The tree under $root must hold exactly the expected files with their modes. In a .deb, dh_compress
@@ -77,7 +88,7 @@ check_tree() {
 
 check_binaries() {
     local binary
-    for binary in "$root/usr/bin/localauth" "$root/usr/libexec/localauthd"; do
+    for binary in "$root/usr/bin/localauth" "$root/usr/libexec/localauthd" "$root/usr/libexec/localauth-fprintd-provider"; do
         if readelf -S "$binary" | grep -q '\.symtab'; then fail "$binary is not stripped"; fi
         if readelf -d "$binary" | grep -E '\((RUNPATH|RPATH)\)' | grep -v '\[\$ORIGIN\]$'; then
             fail "$binary has a library search path besides \$ORIGIN (above)"
@@ -108,6 +119,24 @@ check_unit() {
     else
         echo "  skipped systemd-analyze: not installed"
     fi
+}
+
+# The fprintd provider's unit, D-Bus activation file, descriptor and bus policy as installed.
+check_fprintd_provider() {
+    local unit=$root/$unitdir/localauth-fprintd-provider.service activation=$root/usr/share/dbus-1/system-services/org.localauth.Provider.Fprintd.service
+    grep -qx 'ExecStart=/usr/libexec/localauth-fprintd-provider --system' "$unit" || fail "ExecStart in $unit: $(grep ExecStart= "$unit")"
+    grep -qx 'Exec=/usr/libexec/localauth-fprintd-provider --system' "$activation" || fail "Exec in $activation: $(grep Exec= "$activation")"
+    grep -qx 'SystemdService=localauth-fprintd-provider.service' "$activation" || fail "$activation does not name localauth-fprintd-provider.service"
+    grep -qx 'User=localauth-fprintd' "$root/usr/lib/localauthd/providers/fprintd.provider" || fail "the descriptor does not name the provider's user"
+    xmllint --noout "$root/usr/share/dbus-1/system.d/org.localauth.Provider.Fprintd.conf" || fail "the provider's bus policy is not XML"
+    if [ -x /usr/bin/systemd-analyze ]; then
+        sed "s|/usr/libexec/localauth-fprintd-provider|$root/usr/libexec/localauth-fprintd-provider|" "$unit" > "$work/localauth-fprintd-provider.service"
+        local exposure
+        exposure=$(systemd-analyze security --offline=yes "$work/localauth-fprintd-provider.service" | grep 'Overall exposure level') || true
+        echo "  $exposure"
+        [[ $exposure == *": 0."* || $exposure == *": 1."* ]] || fail "exposure level of the fprintd provider's unit: $exposure"
+    fi
+    "$root/usr/libexec/localauth-fprintd-provider" --help > /dev/null || fail "the installed provider does not run"
 }
 
 # The installed daemon with the installed configuration (state in a temp directory) on a private
@@ -171,6 +200,7 @@ case $mode in
     check_tree no
     step "binaries"; check_binaries
     step "unit"; check_unit
+    step "fprintd provider"; check_fprintd_provider
     step "installed daemon answers installed localauth status"; check_serves
 
     step "reinstall keeps an edited configuration; uninstall removes everything else"
@@ -209,6 +239,7 @@ case $mode in
     grep -q 'daemon-reload' "$work/control/postrm" || fail "postrm does not reload systemd"
     step "binaries"; check_binaries
     step "unit"; check_unit
+    step "fprintd provider"; check_fprintd_provider
     step "installed daemon answers installed localauth status"; check_serves
     step "dpkg --root: install, remove keeps the configuration and state, purge removes them"
     check_dpkg_cycle "$deb"

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+import LocalAuthDBus
+
+/// Sends reports to localauthd's ProviderHost in the order they were made, one at a time, each
+/// bounded, so that a slow or vanished localauthd never stalls the provider.
+///
+/// Reports go to the unique name that owned `org.localauth.LocalAuthentication1` when the report
+/// was made, never to the well-known name, so a report cannot reach a later owner.
+final class HostReporter: Sendable {
+    static let path = "/org/localauth/LocalAuthentication1/providers"
+    static let interface = "org.localauth.LocalAuthentication1.ProviderHost"
+
+    enum Report: Sendable {
+        case attempt(session: UInt64, result: String, detail: String)
+        case enrollment(id: UInt64, status: String, completedStages: UInt32, detail: String)
+        case availability(Bool)
+
+        var member: String {
+            switch self {
+            case .attempt: "ReportAttempt"
+            case .enrollment: "ReportEnrollment"
+            case .availability: "ReportAvailability"
+            }
+        }
+
+        var arguments: [DBusValue] {
+            switch self {
+            case .attempt(let session, let result, let detail): [.uint64(session), .string(result), .string(detail)]
+            case .enrollment(let id, let status, let stages, let detail): [.uint64(id), .string(status), .uint32(stages), .string(detail)]
+            case .availability(let available): [.bool(available)]
+            }
+        }
+    }
+
+    private let continuation: AsyncStream<(host: String, report: Report)>.Continuation
+
+    init(connection: DBusConnection, log: @escaping @Sendable (String) -> Void) {
+        let (stream, continuation) = AsyncStream<(host: String, report: Report)>.makeStream()
+        self.continuation = continuation
+        Task {
+            for await (host, report) in stream {
+                do {
+                    _ = try await connection.call(
+                        destination: host, path: Self.path, interface: Self.interface, member: report.member,
+                        arguments: report.arguments, timeout: .seconds(5))
+                } catch {
+                    log("localauthd (\(host)) did not take \(report.member): \(error)")
+                }
+            }
+        }
+    }
+
+    func send(_ report: Report, to host: String) {
+        continuation.yield((host, report))
+    }
+}

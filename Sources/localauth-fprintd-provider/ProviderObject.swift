@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+import LocalAuthDBus
+import Synchronization
+
+/// The bus side of the provider: /org/localauth/Provider1 and what the provider listens to.
+///
+/// Runs on the connection's queue: it checks the caller, decodes the arguments, and hands each call
+/// to `FprintdProvider` as an event. It believes only the unique name that owns localauthd's bus
+/// name (calls) and the one that owns fprintd's (signals), both tracked from NameOwnerChanged.
+final class ProviderObject: Sendable {
+    static let path = "/org/localauth/Provider1"
+    static let hostBusName = "org.localauth.LocalAuthentication1"
+
+    static let contract = DBusInterfaceDescription(
+        name: "org.localauth.Provider1",
+        methods: [
+            .init("Hello", in: [.init("host_version", "u")], out: [.init("version", "u"), .init("modality", "s"), .init("capabilities", "a{sv}")]),
+            .init("Arm", in: [.init("session", "t"), .init("user", "u"), .init("templates", "as"), .init("options", "a{sv}")]),
+            .init("Disarm", in: [.init("session", "t")]),
+            .init("EnrollStart", in: [.init("enrollment", "t"), .init("user", "u"), .init("label", "s")], out: [.init("stages", "u")]),
+            .init("EnrollCancel", in: [.init("enrollment", "t")]),
+            .init("ListTemplates", in: [.init("user", "u")], out: [.init("templates", "as")]),
+            .init("DeleteTemplate", in: [.init("user", "u"), .init("template", "s")]),
+        ])
+
+    private let connection: DBusConnection
+    private let events: AsyncStream<FprintdProvider.Event>.Continuation
+    private let log: @Sendable (String) -> Void
+    private let hostOwner = Mutex<String?>(nil)
+    private let fprintdOwner = Mutex<String?>(nil)
+    private let signalCount = Atomic<UInt64>(0)
+
+    /// How many fprintd signals have arrived (see `FprintdProvider.staleSignals`).
+    var signalsReceived: UInt64 { signalCount.load(ordering: .acquiring) }
+
+    init(connection: DBusConnection, events: AsyncStream<FprintdProvider.Event>.Continuation, log: @escaping @Sendable (String) -> Void) {
+        self.connection = connection
+        self.events = events
+        self.log = log
+    }
+
+    /// Watches the two names, subscribes to fprintd's device signals, then serves the object.
+    func start() async throws {
+        _ = try await connection.watchNameOwners(Self.hostBusName) { [self] change in
+            hostOwner.withLock { $0 = change.newOwner }
+            events.yield(.hostOwner(change.newOwner))
+        }
+        _ = try await connection.watchNameOwners(Fprintd.busName) { [self] change in
+            fprintdOwner.withLock { $0 = change.newOwner }
+            events.yield(.fprintdOwner(change.newOwner))
+        }
+        _ = try await connection.subscribe(DBusMatchRule(sender: Fprintd.busName, interface: Fprintd.deviceInterface)) { [self] signal in
+            receive(signal)
+        }
+        // Owners now, read after the watches are in place so that no change is missed.
+        let host = await owner(of: Self.hostBusName)
+        hostOwner.withLock { $0 = host }
+        events.yield(.hostOwner(host))
+        let fprintd = await owner(of: Fprintd.busName)
+        fprintdOwner.withLock { $0 = fprintd }
+        events.yield(.fprintdOwner(fprintd))
+        try connection.register(path: Self.path, introspectionXML: DBusInterfaceDescription.document([Self.contract])) { [self] call in
+            try handle(call)
+        }
+    }
+
+    private func owner(of name: String) async -> String? {
+        try? await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetNameOwner", arguments: [.string(name)]
+        ).first?.string
+    }
+
+    private func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
+        guard call.interface == nil || call.interface == Self.contract.name, let method = Self.contract.method(call.member) else {
+            throw DBusError(.unknownMethod, "org.localauth.Provider1 has no method \(call.member)")
+        }
+        guard let sender = call.sender, sender == hostOwner.withLock({ $0 }) else {
+            log("refused \(call.member) from \(call.sender ?? "?"), which does not own \(Self.hostBusName)")
+            throw .accessDenied("only localauthd (the owner of \(Self.hostBusName)) may call this provider")
+        }
+        try call.requireSignature(method.inputSignature)
+        var reader = call.reader
+        let event: FprintdProvider.Event
+        switch call.member {
+        case "Hello":
+            _ = try reader.uint32()
+            event = .hello(call.reply)
+        case "Arm":
+            let session = try reader.uint64(), user = try reader.uint32(), templates = try reader.strings()
+            event = .arm(session: session, user: user, templates: templates, call.reply)
+        case "Disarm":
+            event = .disarm(session: try reader.uint64(), call.reply)
+        case "EnrollStart":
+            let id = try reader.uint64(), user = try reader.uint32(), label = try reader.string()
+            event = .enrollStart(id: id, user: user, label: label, call.reply)
+        case "EnrollCancel":
+            event = .enrollCancel(id: try reader.uint64(), call.reply)
+        case "ListTemplates":
+            event = .listTemplates(user: try reader.uint32(), call.reply)
+        case "DeleteTemplate":
+            let user = try reader.uint32(), template = try reader.string()
+            event = .deleteTemplate(user: user, template: template, call.reply)
+        default:
+            throw DBusError(.unknownMethod, "org.localauth.Provider1 has no method \(call.member)")
+        }
+        events.yield(event)
+        return .deferred
+    }
+
+    /// fprintd's VerifyFingerSelected, VerifyStatus and EnrollStatus, from fprintd only: anyone on
+    /// the bus can send a signal named VerifyStatus, and a forged verify-match must not count.
+    private func receive(_ signal: DBusSignal) {
+        guard let sender = signal.sender, sender == fprintdOwner.withLock({ $0 }) else { return }
+        var reader = DBusArgumentReader(signal.arguments)
+        guard let first = try? reader.string(), ["VerifyFingerSelected", "VerifyStatus", "EnrollStatus"].contains(signal.member) else { return }
+        let numbered = FprintdProvider.FprintdSignal(
+            number: signalCount.add(1, ordering: .acquiringAndReleasing).newValue, device: signal.path, value: first)
+        switch signal.member {
+        case "VerifyFingerSelected": events.yield(.verifyFingerSelected(numbered))
+        case "VerifyStatus": events.yield(.verifyStatus(numbered))
+        default: events.yield(.enrollStatus(numbered))
+        }
+    }
+}

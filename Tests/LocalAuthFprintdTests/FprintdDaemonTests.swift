@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import LocalAuthDBus
+import LocalAuthTestSupport
+import Testing
+
+private typealias D = DaemonUnderTest
+
+/// The whole path a person with a fingerprint reader takes: the `localauth` CLI and clients, the
+/// real localauthd, localauth-fprintd-provider started by localauthd from its descriptor's Exec=,
+/// and real fprintd with libfprint's virtual reader, all on one private bus.
+@Suite(.enabled(if: FprintdUnderTest.isInstalled, "needs fprintd and python3-dbusmock (make deps)"), .serialized, .timeLimit(.minutes(2)))
+struct FprintdDaemonTests {
+    static let passcode = "4711-secret"
+    static let finger = "right-index-finger"
+
+    /// A daemon with the fprintd provider enabled and available, fprintd, and a client that has a
+    /// passcode set.
+    struct Rig: Sendable {
+        let bus: PrivateBus
+        let fprintd: FprintdUnderTest
+        let daemon: DaemonUnderTest
+        let client: Client
+
+        /// Waits (bounded) until the reader is closed, then checks that another program can claim it.
+        func expectReleased(_ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while fprintd.isOpen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(try await !fprintd.isClaimed(user: ProviderRig.userName), comment, sourceLocation: sourceLocation)
+        }
+
+        /// Waits (bounded) until the provider has the reader open.
+        func waitUntilClaimed() async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !fprintd.isOpen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        }
+
+        /// Enrolls the finger through the daemon (Manager.Enroll) with `print` on each capture.
+        func enroll(print: String = "print-a") async throws {
+            let enrollment = Task { await errorName { _ = try await client.manager("Enroll", [.string("fingerprint"), .string(FprintdDaemonTests.finger), .string(FprintdDaemonTests.passcode)]) } }
+            for _ in 0..<5 { try fprintd.send("SCAN \(print)") }
+            #expect(await enrollment.value == nil)
+        }
+
+        /// Starts a biometrics evaluation on a new context and returns once the reader is claimed
+        /// (so commands to the virtual reader reach this evaluation).
+        func begin(policy: UInt32 = 1) async throws -> (context: String, evaluation: Task<String?, Never>) {
+            let context = try await client.createContext()
+            let evaluation = try await client.begin(context, policy: policy)
+            try await waitUntilClaimed()
+            return (context, evaluation)
+        }
+
+        func failures() async throws -> UInt32? { try await client.userState()["BiometryFailures"]?.uint32 }
+    }
+
+    static func withRig<T: Sendable>(configuration: String = "", _ body: (Rig) async throws -> T) async throws -> T {
+        try await withPrivateBus { bus in
+            let watcher = try await bus.connect()
+            defer { watcher.close() }
+            let fprintd = try await FprintdUnderTest(bus: bus, watcher: watcher)
+            defer { fprintd.stop() }
+            let descriptors = fprintd.directory.appendingPathComponent("providers")
+            try FileManager.default.createDirectory(at: descriptors, withIntermediateDirectories: true)
+            try """
+            [Provider]
+            Id=fprintd
+            Modality=fingerprint
+            BusName=org.localauth.Provider.Fprintd
+            Exec=\(ProviderRig.binary) --fprintd-timeout 5
+            User=\(getuid())
+            ProtocolVersion=1
+            Description=Fingerprint readers through fprintd
+            """.write(to: descriptors.appendingPathComponent("fprintd.provider"), atomically: true, encoding: .utf8)
+            let daemon = try DaemonUnderTest(bus: bus, configuration: """
+                backends = fprintd, passcode
+                provider_directories = \(descriptors.path)
+                provider_timeout = 10
+                \(configuration)
+                """)
+            defer { daemon.kill() }
+            try await daemon.start(watcher: watcher)
+            let client = try await Client(bus)
+            try await ReferenceProvider.waitForBackend("fprintd", on: client.connection) { $0 == "available" }
+            _ = try await client.manager("SetPasscode", [.string(""), .string(passcode)])
+            return try await body(Rig(bus: bus, fprintd: fprintd, daemon: daemon, client: client))
+        }
+    }
+
+    @Test func enrollThroughTheCLIShowsEveryStage() async throws {
+        try await Self.withRig { rig in
+            let cli = Task {
+                try await runCLI(rig.bus, ["--json", "enroll", "fingerprint", Self.finger, "--stdin"], stdin: Self.passcode + "\n")
+            }
+            try rig.fprintd.send("SCAN print-a")
+            try rig.fprintd.send("RETRY 2")
+            for _ in 0..<4 { try rig.fprintd.send("SCAN print-a") }
+            let result = try await cli.value
+            #expect(result.status == 0, "\(result.output)")
+            let progress = result.output.split(separator: "\n").filter { $0.contains("\"progress\"") }
+            #expect(progress.count == 5, "four stages and one retry: \(progress)")
+            #expect(progress.filter { $0.contains("\"stage-passed\"") }.count == 4)
+            #expect(progress.contains { $0.contains("\"retry\"") && $0.contains("\"not-centered\"") })
+            #expect(progress.allSatisfy { $0.contains("\"stages\":5") }, "\(progress)")
+            #expect(try await rig.client.userState()["Enrollments"]
+                == .array(elementSignature: "(ss)", [.structure([.string("fingerprint"), .string(Self.finger)])]))
+            try await rig.expectReleased("after the enrollment")
+        }
+    }
+
+    @Test func aMatchThroughTheCLI() async throws {
+        try await Self.withRig { rig in
+            try await rig.enroll()
+            let cli = Task { try await runCLI(rig.bus, ["evaluate", "--policy", "biometrics", "--reason", "unlock the vault"]) }
+            try rig.fprintd.send("SCAN print-a")  // retried until the provider claimed the reader
+            let result = try await cli.value
+            #expect(result.status == 0, "\(result.output)")
+            try await rig.expectReleased("after the success")
+        }
+    }
+
+    @Test func noMatchesAreCountedAndFiveLockBiometry() async throws {
+        try await Self.withRig { rig in
+            try await rig.enroll()
+            let first = try await rig.begin()
+            for _ in 0..<3 { try rig.fprintd.send("SCAN someone-else") }
+            #expect(await first.evaluation.value == D.errorPrefix + "AuthenticationFailed", "three tries per evaluation")
+            #expect(try await rig.failures() == 3)
+            try await rig.expectReleased("after a failure")
+            let second = try await rig.begin()
+            for _ in 0..<2 { try rig.fprintd.send("SCAN someone-else") }
+            #expect(await second.evaluation.value == D.errorPrefix + "BiometryLockout")
+            #expect(try await rig.failures() == 5)
+            try await rig.expectReleased("after the lockout")
+            // Locked out whatever fprintd thinks: the right finger is not even asked for.
+            let context = try await rig.client.createContext()
+            #expect(await errorName { _ = try await rig.client.context(context, "EvaluatePolicy", [.uint32(1), .string("test")]) }
+                == D.errorPrefix + "BiometryLockout")
+            #expect(!rig.fprintd.isOpen)
+        }
+    }
+
+    @Test func retriesAreNotCounted() async throws {
+        try await Self.withRig { rig in
+            try await rig.enroll()
+            let (context, evaluation) = try await rig.begin()
+            for code in 0...3 { try rig.fprintd.send("RETRY \(code)") }
+            try rig.fprintd.send("SCAN someone-else")  // a no-match after the four retries: the only failure
+            let deadline = ContinuousClock.now + .seconds(5)
+            while try await rig.failures() == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            _ = try await rig.client.context(context, "Cancel")
+            #expect(await evaluation.value == D.errorPrefix + "UserCancel")
+            #expect(try await rig.failures() == 1, "four retries and one no-match count as one failure")
+            try await rig.expectReleased("after a cancel")
+        }
+    }
+
+    @Test func unplugDuringAnEvaluation() async throws {
+        try await Self.withRig { rig in
+            try await rig.enroll()
+            let (context, evaluation) = try await rig.begin()
+            try rig.fprintd.send("UNPLUG")
+            #expect(await evaluation.value == D.errorPrefix + "BiometryNotAvailable")
+            #expect(try await rig.failures() == 0, "nothing counted")
+            try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection) { $0 != "available" }
+            #expect(await errorName { _ = try await rig.client.context(context, "CanEvaluatePolicy", [.uint32(1)]) } == D.errorPrefix + "BiometryNotAvailable")
+        }
+    }
+
+    @Test func fprintdKilledDuringAnEvaluation() async throws {
+        try await Self.withRig { rig in
+            try await rig.enroll()
+            let (_, evaluation) = try await rig.begin()
+            rig.fprintd.killFprintd()
+            #expect(await evaluation.value == D.errorPrefix + "BiometryNotAvailable")
+            #expect(try await rig.failures() == 0, "nothing counted")
+            try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection) { $0 != "available" }
+            let watcher = try await rig.bus.connect()
+            defer { watcher.close() }
+            try await rig.fprintd.startFprintd(watcher: watcher)
+            try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection) { $0 == "available" }
+            let (_, again) = try await rig.begin()
+            try rig.fprintd.send("SCAN print-a")
+            #expect(await again.value == nil, "fprintd is back and the finger matches")
+        }
+    }
+
+    @Test func theClaimIsReleasedAfterATimeoutAndAClientThatVanished() async throws {
+        try await Self.withRig(configuration: "evaluation_timeout = 1") { rig in
+            try await rig.enroll()
+            let (_, timedOut) = try await rig.begin()
+            #expect(rig.fprintd.isOpen)
+            _ = await timedOut.value
+            try await rig.expectReleased("after the evaluation timed out")
+
+            let leaver = try await Client(rig.bus)
+            let context = try await leaver.createContext()
+            _ = try await leaver.begin(context, policy: 1)
+            try await rig.waitUntilClaimed()
+            #expect(rig.fprintd.isOpen)
+            leaver.connection.close()
+            try await rig.expectReleased("after the client vanished")
+            #expect(try await rig.failures() == 0)
+        }
+    }
+}
+
+/// Runs the real `localauth` (next to the test bundle) on `bus` with `stdin`; output is stdout and
+/// stderr together.
+func runCLI(_ bus: PrivateBus, _ arguments: [String], stdin: String = "") async throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: D.binary).deletingLastPathComponent().appendingPathComponent("localauth")
+    process.arguments = ["--address", bus.address] + arguments
+    let input = Pipe(), output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = output
+    let exited = Inbox<Int32>()
+    try process.run()
+    ChildProcess.reportExit(of: process, into: exited)
+    let collected = ChildOutput(output)
+    input.fileHandleForWriting.write(Data(stdin.utf8))
+    try input.fileHandleForWriting.close()
+    let status = try await ChildProcess.exitStatus(of: process, from: exited, within: .seconds(30))
+    try? await collected.end(within: .seconds(10))
+    return (status, collected.text)
+}
