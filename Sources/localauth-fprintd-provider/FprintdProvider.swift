@@ -260,7 +260,10 @@ actor FprintdProvider {
             if !reportedAvailable { report(.availability(true)) }
             reply.send([])
         } catch let error as FprintdError {
-            if case .notRunning = error { report(.availability(false)) } else if case .noDevice = error { report(.availability(false)) }
+            switch error {
+            case .notRunning, .noDevice: if reportedAvailable { report(.availability(false)) }
+            case .alreadyInUse, .permissionDenied, .noEnrolledPrints, .noAnswer, .unexpected: break
+            }
             reply.fail(ProviderError.from(error))
         } catch {
             reply.fail(error as? DBusError ?? .failed("\(error)"))
