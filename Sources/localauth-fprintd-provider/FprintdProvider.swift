@@ -260,10 +260,7 @@ actor FprintdProvider {
             if !reportedAvailable { report(.availability(true)) }
             reply.send([])
         } catch let error as FprintdError {
-            switch error {
-            case .notRunning, .noDevice: if reportedAvailable { report(.availability(false)) }
-            case .alreadyInUse, .permissionDenied, .noEnrolledPrints, .noAnswer, .unexpected: break
-            }
+            await noticeFailure(error)
             reply.fail(ProviderError.from(error))
         } catch {
             reply.fail(error as? DBusError ?? .failed("\(error)"))
@@ -334,6 +331,7 @@ actor FprintdProvider {
             activity = .enrolling(Enrollment(id: id, device: device, finger: label, completedStages: 0, host: host))
             reply.send([.uint32(stages)])
         } catch let error as FprintdError {
+            await noticeFailure(error)
             reply.fail(ProviderError.from(error))
         } catch {
             reply.fail(error as? DBusError ?? .failed("\(error)"))
@@ -387,9 +385,31 @@ actor FprintdProvider {
         if owner != nil, !reportedAvailable { await refreshAvailability() }
     }
 
-    /// Asks fprintd for a reader and tells localauthd if that changed.
+    /// After a failed Arm or EnrollStart: no fprintd or no reader is news for localauthd; an fprintd
+    /// that stopped answering (killed while the provider claimed the reader) is asked again, since
+    /// its leaving arrived while no session was armed yet.
+    private func noticeFailure(_ error: FprintdError) async {
+        switch error {
+        case .notRunning, .noDevice: if reportedAvailable { report(.availability(false)) }
+        case .noAnswer, .unexpected: await refreshAvailability()
+        case .alreadyInUse, .permissionDenied, .noEnrolledPrints: break
+        }
+    }
+
+    /// Asks fprintd for a reader and tells localauthd if that changed. Only a definite answer
+    /// counts: an fprintd that does not answer says nothing about the reader, and a reader wrongly
+    /// reported gone would never be armed again.
     private func refreshAvailability() async {
-        let available = (try? await fprintd.defaultDevice()) != nil
+        let available: Bool
+        do {
+            _ = try await fprintd.defaultDevice()
+            available = true
+        } catch .notRunning, .noDevice {
+            available = false
+        } catch {
+            log("cannot tell whether a reader is there: \(error)")
+            return
+        }
         if available != reportedAvailable { report(.availability(available)) }
     }
 
