@@ -118,16 +118,18 @@ actor FprintdProvider {
         case .hello(let reply): await hello(reply)
         case .arm(let session, let user, let templates, let reply): await arm(session: session, user: user, templates: templates, reply)
         case .disarm(let session, let reply):
+            // Answered first: nothing more is reported for the session from here on, and
+            // localauthd need not wait for fprintd to release.
+            reply.send([])
             if case .verifying(let verification) = activity, verification.session == session {
                 await endActivity(reason: "disarmed")
             }
-            reply.send([])
         case .enrollStart(let id, let user, let label, let reply): await enrollStart(id: id, user: user, label: label, reply)
         case .enrollCancel(let id, let reply):
+            reply.send([])
             if case .enrolling(let enrollment) = activity, enrollment.id == id {
                 await endActivity(reason: "enrollment cancelled")
             }
-            reply.send([])
         case .listTemplates(let user, let reply): await listTemplates(user: user, reply)
         case .deleteTemplate(let user, let template, let reply): await deleteTemplate(user: user, template: template, reply)
         case .verifyFingerSelected(let signal):
