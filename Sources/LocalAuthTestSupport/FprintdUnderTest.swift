@@ -73,6 +73,12 @@ public final class FprintdUnderTest: Sendable {
         fprintd.withLock { $0 = process }
     }
 
+    /// Sends `signal` to fprintd (SIGSTOP: it hangs; SIGCONT: it goes on).
+    public func signalFprintd(_ signal: Int32) {
+        guard let process = fprintd.withLock({ $0 }) else { return }
+        kill(process.processIdentifier, signal)
+    }
+
     /// SIGKILL: fprintd crashes; its claims die with it.
     public func killFprintd() {
         guard let process = fprintd.withLock({ p in defer { p = nil }; return p }) else { return }

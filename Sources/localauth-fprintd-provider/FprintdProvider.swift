@@ -118,16 +118,18 @@ actor FprintdProvider {
         case .hello(let reply): await hello(reply)
         case .arm(let session, let user, let templates, let reply): await arm(session: session, user: user, templates: templates, reply)
         case .disarm(let session, let reply):
+            // Answered first: nothing more is reported for the session from here on, and
+            // localauthd need not wait for fprintd to release.
+            reply.send([])
             if case .verifying(let verification) = activity, verification.session == session {
                 await endActivity(reason: "disarmed")
             }
-            reply.send([])
         case .enrollStart(let id, let user, let label, let reply): await enrollStart(id: id, user: user, label: label, reply)
         case .enrollCancel(let id, let reply):
+            reply.send([])
             if case .enrolling(let enrollment) = activity, enrollment.id == id {
                 await endActivity(reason: "enrollment cancelled")
             }
-            reply.send([])
         case .listTemplates(let user, let reply): await listTemplates(user: user, reply)
         case .deleteTemplate(let user, let template, let reply): await deleteTemplate(user: user, template: template, reply)
         case .verifyFingerSelected(let signal):
@@ -260,7 +262,7 @@ actor FprintdProvider {
             if !reportedAvailable { report(.availability(true)) }
             reply.send([])
         } catch let error as FprintdError {
-            if case .notRunning = error { report(.availability(false)) } else if case .noDevice = error { report(.availability(false)) }
+            await noticeFailure(error)
             reply.fail(ProviderError.from(error))
         } catch {
             reply.fail(error as? DBusError ?? .failed("\(error)"))
@@ -331,6 +333,7 @@ actor FprintdProvider {
             activity = .enrolling(Enrollment(id: id, device: device, finger: label, completedStages: 0, host: host))
             reply.send([.uint32(stages)])
         } catch let error as FprintdError {
+            await noticeFailure(error)
             reply.fail(ProviderError.from(error))
         } catch {
             reply.fail(error as? DBusError ?? .failed("\(error)"))
@@ -384,9 +387,31 @@ actor FprintdProvider {
         if owner != nil, !reportedAvailable { await refreshAvailability() }
     }
 
-    /// Asks fprintd for a reader and tells localauthd if that changed.
+    /// After a failed Arm or EnrollStart: no fprintd or no reader is news for localauthd; an fprintd
+    /// that stopped answering (killed while the provider claimed the reader) is asked again, since
+    /// its leaving arrived while no session was armed yet.
+    private func noticeFailure(_ error: FprintdError) async {
+        switch error {
+        case .notRunning, .noDevice: if reportedAvailable { report(.availability(false)) }
+        case .noAnswer, .unexpected: await refreshAvailability()
+        case .alreadyInUse, .permissionDenied, .noEnrolledPrints: break
+        }
+    }
+
+    /// Asks fprintd for a reader and tells localauthd if that changed. Only a definite answer
+    /// counts: an fprintd that does not answer says nothing about the reader, and a reader wrongly
+    /// reported gone would never be armed again.
     private func refreshAvailability() async {
-        let available = (try? await fprintd.defaultDevice()) != nil
+        let available: Bool
+        do {
+            _ = try await fprintd.defaultDevice()
+            available = true
+        } catch .notRunning, .noDevice {
+            available = false
+        } catch {
+            log("cannot tell whether a reader is there: \(error)")
+            return
+        }
         if available != reportedAvailable { report(.availability(available)) }
     }
 

@@ -185,6 +185,26 @@ struct FprintdDaemonTests {
         }
     }
 
+    @Test func theLockScreenHoldingTheReaderIsNotAFailure() async throws {
+        try await Self.withRig { rig in
+            try await rig.enroll()
+            try await rig.expectReleased("enrolled")
+            let lockScreen = try await rig.bus.connect()
+            defer { lockScreen.close() }
+            _ = try await lockScreen.call(
+                destination: FprintdUnderTest.busName, path: "/net/reactivated/Fprint/Device/0", interface: "net.reactivated.Fprint.Device",
+                member: "Claim", arguments: [.string(ProviderRig.userName)])
+            let context = try await rig.client.createContext()
+            #expect(await errorName { _ = try await rig.client.context(context, "EvaluatePolicy", [.uint32(1), .string("test")]) }
+                == D.errorPrefix + "BiometryNotAvailable", "the provider's Busy ends the evaluation without a hang")
+            #expect(try await rig.failures() == 0, "nothing counted")
+            lockScreen.close()
+            let (_, evaluation) = try await rig.begin()
+            try rig.fprintd.send("SCAN print-a")
+            #expect(await evaluation.value == nil, "the reader is free again")
+        }
+    }
+
     @Test func theClaimIsReleasedAfterATimeoutAndAClientThatVanished() async throws {
         try await Self.withRig(configuration: "evaluation_timeout = 1") { rig in
             try await rig.enroll()

@@ -142,6 +142,21 @@ struct FprintdProviderTests {
 
     /// The provider waits up to 60 s for an fprintd that does not answer; a missing fprintd must
     /// be refused at once instead (each answer well under that, even on a loaded machine).
+    /// fprintd dies while the provider is still arming (no session yet): Arm fails, and localauthd
+    /// still hears that the reader is gone, and back when fprintd returns.
+    @Test func fprintdKilledWhileArming() async throws {
+        let rig = try await ProviderRig()
+        try await rig.enroll(Self.right, print: "print-a", id: 1)
+        try await rig.expectReleased("enrolled")
+        rig.fprintd!.signalFprintd(SIGSTOP)
+        let arming = Task { await rig.errorName("Arm", [.uint64(80), .uint32(ProviderRig.uid), .strings([Self.right]), .vardict([:])]) }
+        rig.fprintd!.killFprintd()
+        #expect(await arming.value == "org.localauth.Provider1.Error.Unavailable")
+        #expect(try await rig.reports.next() == .availability(false))
+        try await rig.fprintd!.startFprintd(watcher: rig.host)
+        #expect(try await rig.reports.next() == .availability(true))
+    }
+
     @Test func fprintdMissingIsUnavailableNotAHang() async throws {
         let rig = try await ProviderRig(withFprintd: false, fprintdTimeout: 60)
         var started = ContinuousClock.now
