@@ -244,6 +244,45 @@ for _ in 0..<options.runs {
 }
 print("evaluation cycles measured")
 
+/// The 95th percentile of `latencies`, in µs.
+func percentile95(_ latencies: [Double]) -> Double {
+    let sorted = latencies.sorted()
+    return sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
+}
+
+/// CanEvaluatePolicy round trips of one client, each timed: at least 50, then until `done()` is true.
+func timedCalls(_ c: Client, _ ctx: String, until done: @Sendable () -> Bool) async throws -> [Double] {
+    var latencies: [Double] = []
+    while latencies.count < 50 || !done() {
+        let start = clock.now
+        _ = try await c.context(ctx, "CanEvaluatePolicy", [.uint32(2)])
+        latencies.append(seconds(clock.now - start) * 1e6)
+    }
+    return latencies
+}
+
+// Another client's calls while one client's no-matches are saved durably: each save (fsync) runs
+// on the engine's actor, so the 95th percentile shows how long a save holds everyone else up.
+var quietP95 = Sample(), stalledP95 = Sample()
+let (bystander, bystanderContext) = clients[0]
+for _ in 0..<options.runs {
+    quietP95.add(percentile95(try await timedCalls(bystander, bystanderContext) { true }))
+    let finished = Inbox<Bool>()
+    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+        group.addTask {
+            defer { finished.put(true) }
+            for _ in 0..<100 { try await noMatchCycle(client) }
+            return []
+        }
+        group.addTask { try await timedCalls(bystander, bystanderContext) { !finished.received.isEmpty } }
+        var all: [Double] = []
+        for try await part in group { all += part }
+        return all
+    }
+    stalledP95.add(percentile95(latencies))
+}
+print("stalls measured")
+
 /// Reads RSS every 50 ms until it has not changed for 250 ms (at most 4 s): the daemon frees
 /// dropped contexts on its own queue after it sees the clients leave, and gives the freed heap
 /// back 100 ms after that (`HeapTrimmer`); nothing on the bus says when it is done.
@@ -320,6 +359,8 @@ report.add("evaluation cycle (no-match, saved durably), 1 client", noMatchWall, 
 report.add("evaluation cycle (no-match) ÷ C floor", noMatchRatio, "×", decimals: 2)
 report.add("daemon CPU per evaluation cycle (no-match)", noMatchCPU, "µs")
 report.add("evaluation cycles, 16 clients", cyclesSixteen, "cycles/s", decimals: 0)
+report.add("CanEvaluatePolicy p95 of a 2nd client, quiet", quietP95, "µs")
+report.add("  the same while a 1st client's no-matches are saved", stalledP95, "µs")
 report.add("idle RSS after start", idle, "MiB", goal: "≤ 9 MiB", decimals: 2)
 report.add("idle RSS after start, anonymous part", idleAnon, "MiB", decimals: 2)
 var afterSample = Sample(); afterSample.add(afterBenchmarks)

@@ -25,9 +25,9 @@ public final class HeapTrimmer: Sendable {
     }
 
     private let pending = Mutex(Pending())
-    private nonisolated(unsafe) static let mallocTrim: (@convention(c) (Int) -> Int32)? =
+    private static let mallocTrim: (@convention(c) (Int) -> Int32)? =
         dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim").map { unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self) }
-    private nonisolated(unsafe) static let mallopt: (@convention(c) (Int32, Int32) -> Int32)? =
+    private static let mallopt: (@convention(c) (Int32, Int32) -> Int32)? =
         dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt").map { unsafeBitCast($0, to: (@convention(c) (Int32, Int32) -> Int32).self) }
     /// glibc's `M_MMAP_THRESHOLD`.
     private static let mmapThresholdOption: Int32 = -3
