@@ -18,6 +18,8 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
+        // The command-line rules of localauth and localauthd: typed option and argument rows, the parser, help layout.
+        .target(name: "CommandLineKit"),
         // The API v1 names (bus name, paths, interfaces, error prefix), shared by daemon and clients.
         .target(name: "LocalAuthAPI"),
         // Policy core: contexts, policies, errors, lockout ledger. No I/O, no C.
@@ -34,7 +36,7 @@ let package = Package(
         // The D-Bus API v1: Manager, Context and Simulator objects translating to the engine.
         .target(name: "LocalAuthService", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus", "LocalAuthProviders"]),
         // The daemon: options, configuration, logging, signals.
-        .executableTarget(name: "localauthd", dependencies: ["LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus"]),
+        .executableTarget(name: "localauthd", dependencies: ["CommandLineKit", "LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus"]),
         // `import LocalAuthentication`: Apple's client API (LAContext, LAPolicy, LAError) talking to localauthd.
         .target(name: "LocalAuthentication", dependencies: ["LocalAuthAPI", "LocalAuthDBus"]),
         // Apple-platform code that builds unchanged against LocalAuthentication.
@@ -44,7 +46,7 @@ let package = Package(
         .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthDBus"]),
 
         // The command-line client for people and scripts, over the D-Bus API only.
-        .executableTarget(name: "localauth", dependencies: ["LocalAuthAPI", "LocalAuthDBus"]),
+        .executableTarget(name: "localauth", dependencies: ["CommandLineKit", "LocalAuthAPI", "LocalAuthDBus"]),
 
         // A provider (org.localauth.Provider1) for real fingerprint readers, through fprintd.
         .executableTarget(name: "localauth-fprintd-provider", dependencies: ["LocalAuthBackends", "LocalAuthDBus"]),
@@ -56,6 +58,7 @@ let package = Package(
         .executableTarget(name: "localauth-provider-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
                           path: "Benchmarks/provider-bench"),
 
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthBackendsTests", dependencies: ["LocalAuthBackends", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthSystemTests", dependencies: ["LocalAuthSystem", "LocalAuthBackends", "LocalAuthTestSupport"]),

@@ -1,113 +1,180 @@
 // SPDX-License-Identifier: Apache-2.0
+import CommandLineKit
 import LocalAuthDBus
 
 /// Commands that change the caller's passcode, enrollments and settings, and the administrator's reset.
 @MainActor
 enum AccountCommands {
-    static func setPasscode(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let client = try await DaemonClient.connect(invocation.global)
-        defer { client.close() }
-        guard try await !client.userState().passcodeSet else {
-            throw .refused("A passcode is already set; change it with: localauth passcode change")
+    struct SetPasscode: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["passcode", "set"], summary: "Set a passcode (none may be set yet). Asks twice on a terminal; with --stdin reads one line.",
+            options: [CommandTable.stdinOption(\.stdin)])
+        var stdin = false
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            let client = try await DaemonClient.connect(global)
+            defer { client.close() }
+            guard try await !client.userState().passcodeSet else {
+                throw .refused("A passcode is already set; change it with: localauth passcode change")
+            }
+            var new = try await newPasscode(stdin: stdin)
+            defer { Secret.wipe(&new) }
+            try await client.manager("SetPasscode", [.string(""), DaemonClient.passcodeArgument(new)])
+            return done(global, "Passcode set.", action: "passcode-set")
         }
-        var new = try await newPasscode(invocation)
-        defer { Secret.wipe(&new) }
-        try await client.manager("SetPasscode", [.string(""), DaemonClient.passcodeArgument(new)])
-        return done(invocation, "Passcode set.", action: "passcode-set")
     }
 
-    static func changePasscode(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let client = try await DaemonClient.connect(invocation.global)
-        defer { client.close() }
-        guard try await client.userState().passcodeSet else {
-            throw .authentication(.passcodeNotSet, "")
+    struct ChangePasscode: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["passcode", "change"],
+            summary: "Change the passcode. With --stdin: the current passcode on the first line, the new one on the second.",
+            options: [CommandTable.stdinOption(\.stdin)])
+        var stdin = false
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            let client = try await DaemonClient.connect(global)
+            defer { client.close() }
+            guard try await client.userState().passcodeSet else {
+                throw .authentication(.passcodeNotSet, "")
+            }
+            var current: [UInt8], new: [UInt8]
+            if stdin {
+                let lines = try await Secret.readStandardInput(lines: 2)
+                (current, new) = (lines[0], lines[1])
+            } else {
+                current = try await PasscodeInput.current(stdin: false)
+                new = try await newPasscode(stdin: false)
+            }
+            defer { Secret.wipe(&current); Secret.wipe(&new) }
+            try await client.manager("SetPasscode", [DaemonClient.passcodeArgument(current), DaemonClient.passcodeArgument(new)])
+            return done(global, "Passcode changed.", action: "passcode-change")
         }
-        var current: [UInt8], new: [UInt8]
-        if invocation.flag("--stdin") {
-            let lines = try await Secret.readStandardInput(lines: 2)
-            (current, new) = (lines[0], lines[1])
-        } else {
-            current = try await PasscodeInput.current(invocation)
-            new = try await newPasscode(invocation)
+    }
+
+    struct RemovePasscode: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["passcode", "remove"], summary: "Remove the passcode and with it every enrollment.", options: [CommandTable.stdinOption(\.stdin)])
+        var stdin = false
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await withPasscode(global, stdin: stdin, "RemovePasscode", [], done: "Passcode removed, and with it every enrollment.",
+                                   action: "passcode-remove")
         }
-        defer { Secret.wipe(&current); Secret.wipe(&new) }
-        try await client.manager("SetPasscode", [DaemonClient.passcodeArgument(current), DaemonClient.passcodeArgument(new)])
-        return done(invocation, "Passcode changed.", action: "passcode-change")
     }
 
-    static func removePasscode(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        try await withPasscode(invocation, "RemovePasscode", [], done: "Passcode removed, and with it every enrollment.", action: "passcode-remove")
-    }
+    struct EnrollFingerprint: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["enroll", "fingerprint"], summary: "Enroll a finger (fprintd's names: left-thumb … right-little-finger); needs the passcode.",
+            options: [CommandTable.stdinOption(\.stdin)], arguments: [.argument(\.finger, "FINGER", parser: .choice(fingers))])
+        var finger = ""
+        var stdin = false
 
-    static func enrollFingerprint(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let finger = try invocation.choice(0, of: fingers)
-        return try await enroll(invocation, modality: "fingerprint", label: finger, done: "Enrolled fingerprint \(finger).")
-    }
-
-    static func enrollFace(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let label = invocation.flag("--alternate") ? "alternate" : "primary"
-        return try await enroll(invocation, modality: "face", label: label, done: "Enrolled face \(label).")
-    }
-
-    static func unenrollFingerprint(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let finger = try invocation.choice(0, of: fingers)
-        return try await withPasscode(invocation, "Unenroll", [.string("fingerprint"), .string(finger)],
-                                      done: "Removed fingerprint \(finger).", action: "unenroll")
-    }
-
-    static func unenrollFace(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let label = invocation.flag("--alternate") ? "alternate" : "primary"
-        return try await withPasscode(invocation, "Unenroll", [.string("face"), .string(label)],
-                                      done: label == "primary" ? "Removed the face (both appearances)." : "Removed the alternate face.",
-                                      action: "unenroll")
-    }
-
-    static func attention(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let on = try invocation.choice(0, of: ["on", "off"]) == "on"
-        return try await withPasscode(invocation, "SetRequireAttention", [.bool(on)],
-                                      done: "Require attention: \(on ? "on" : "off").", action: "attention")
-    }
-
-    static func resetLockout(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        guard let text = invocation.value("--uid"), let uid = UInt32(text) else {
-            throw .usage("lockout reset needs --uid N (a numeric user id).")
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await enroll(global, stdin: stdin, modality: "fingerprint", label: finger, done: "Enrolled fingerprint \(finger).")
         }
-        let client = try await DaemonClient.connect(invocation.global)
-        defer { client.close() }
-        try await client.manager("ResetLockout", [.uint32(uid)])
-        return done(invocation, "Lockout of uid \(uid) reset.", action: "lockout-reset")
+    }
+
+    struct EnrollFace: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["enroll", "face"], summary: "Enroll the face (or its alternate appearance); needs the passcode.",
+            options: [.flag(\.alternate, "--alternate", "enroll the alternate appearance"), CommandTable.stdinOption(\.stdin)])
+        var alternate = false
+        var stdin = false
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            let label = alternate ? "alternate" : "primary"
+            return try await enroll(global, stdin: stdin, modality: "face", label: label, done: "Enrolled face \(label).")
+        }
+    }
+
+    struct UnenrollFingerprint: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["unenroll", "fingerprint"], summary: "Remove an enrolled finger; needs the passcode.",
+            options: [CommandTable.stdinOption(\.stdin)], arguments: [.argument(\.finger, "FINGER", parser: .choice(fingers))])
+        var finger = ""
+        var stdin = false
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await withPasscode(global, stdin: stdin, "Unenroll", [.string("fingerprint"), .string(finger)],
+                                   done: "Removed fingerprint \(finger).", action: "unenroll")
+        }
+    }
+
+    struct UnenrollFace: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["unenroll", "face"], summary: "Remove the enrolled face (both appearances) or only its alternate; needs the passcode.",
+            options: [.flag(\.alternate, "--alternate", "remove only the alternate appearance"), CommandTable.stdinOption(\.stdin)])
+        var alternate = false
+        var stdin = false
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await withPasscode(global, stdin: stdin, "Unenroll", [.string("face"), .string(alternate ? "alternate" : "primary")],
+                                   done: alternate ? "Removed the alternate face." : "Removed the face (both appearances).", action: "unenroll")
+        }
+    }
+
+    struct Attention: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["attention"], summary: "Require (on, the default) or do not require attention for a face match; needs the passcode.",
+            options: [CommandTable.stdinOption(\.stdin)], arguments: [.argument(\.on, "on|off", parser: .choice([("on", true), ("off", false)]))])
+        var on = true
+        var stdin = false
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await withPasscode(global, stdin: stdin, "SetRequireAttention", [.bool(on)],
+                                   done: "Require attention: \(on ? "on" : "off").", action: "attention")
+        }
+    }
+
+    struct ResetLockout: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["lockout", "reset"],
+            summary: "Clear a user's failure counters, delays and locks (root, or polkit's reset-lockout action).",
+            options: [.value(\.uid, "--uid", "N", "the user whose counters and locks are cleared", required: true,
+                             parser: ValueParser { text, _ throws(CommandLineError) in
+                                 guard let uid = UInt32(text) else { throw CommandLineError("lockout reset needs --uid N (a numeric user id).") }
+                                 return uid
+                             })])
+        var uid: UInt32 = 0
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            let client = try await DaemonClient.connect(global)
+            defer { client.close() }
+            try await client.manager("ResetLockout", [.uint32(uid)])
+            return done(global, "Lockout of uid \(uid) reset.", action: "lockout-reset")
+        }
     }
 
     /// fprintd's finger names.
-    static let fingers = ["left-thumb", "left-index-finger", "left-middle-finger", "left-ring-finger", "left-little-finger",
+    nonisolated static let fingers = ["left-thumb", "left-index-finger", "left-middle-finger", "left-ring-finger", "left-little-finger",
                           "right-thumb", "right-index-finger", "right-middle-finger", "right-ring-finger", "right-little-finger"]
 
     /// Calls a Manager method whose last argument is the current passcode.
-    private static func withPasscode(_ invocation: Invocation, _ member: String, _ arguments: [DBusValue],
+    private static func withPasscode(_ global: GlobalOptions, stdin: Bool, _ member: String, _ arguments: [DBusValue],
                                      done text: String, action: String) async throws(CLIError) -> Int32 {
-        let client = try await DaemonClient.connect(invocation.global)
+        let client = try await DaemonClient.connect(global)
         defer { client.close() }
         guard try await client.userState().passcodeSet else { throw .authentication(.passcodeNotSet, "") }
-        var passcode = try await PasscodeInput.current(invocation)
+        var passcode = try await PasscodeInput.current(stdin: stdin)
         defer { Secret.wipe(&passcode) }
         try await client.manager(member, arguments + [DaemonClient.passcodeArgument(passcode)])
-        return done(invocation, text, action: action)
+        return done(global, text, action: action)
     }
 
     /// `Enroll`, showing each capture a provider's sensor takes (`EnrollProgress`, sent by the
     /// daemon to this connection only): a line on the terminal, a JSON line with `--json`. A
     /// built-in simulator enrolls at once and sends none. Ctrl-C cancels the enrollment.
-    private static func enroll(_ invocation: Invocation, modality: String, label: String, done text: String) async throws(CLIError) -> Int32 {
-        let client = try await DaemonClient.connect(invocation.global)
+    private static func enroll(_ global: GlobalOptions, stdin: Bool, modality: String, label: String, done text: String) async throws(CLIError) -> Int32 {
+        let client = try await DaemonClient.connect(global)
         defer { client.close() }
         guard try await client.userState().passcodeSet else { throw .authentication(.passcodeNotSet, "") }
-        var passcode = try await PasscodeInput.current(invocation)
+        var passcode = try await PasscodeInput.current(stdin: stdin)
         defer { Secret.wipe(&passcode) }
         let daemon = try await client.translate {
             try await client.connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                                              member: "GetNameOwner", arguments: [.string(DaemonClient.busName)]).first?.string ?? ""
         }
-        let output = invocation.output
+        let output = global.output
         let subscription = try await client.translate {
             try await client.connection.subscribe(
                 DBusMatchRule(path: DaemonClient.managerPath, interface: DaemonClient.managerInterface, member: "EnrollProgress")) { signal in
@@ -131,18 +198,18 @@ enum AccountCommands {
                                                                            interface: DaemonClient.managerInterface, member: "CancelEnrollment") } }
         defer { Interrupts.handler = nil }
         let arguments: [DBusValue] = [.string(modality), .string(label), DaemonClient.passcodeArgument(passcode)]
-        let timeout = invocation.global.timeout ?? .seconds(180)
+        let timeout = global.timeout ?? .seconds(180)
         _ = try await client.translate {
             try await client.connection.call(destination: DaemonClient.busName, path: DaemonClient.managerPath, interface: DaemonClient.managerInterface,
                                              member: "Enroll", arguments: arguments, timeout: timeout)
         }
-        return done(invocation, text, action: "enroll")
+        return done(global, text, action: "enroll")
     }
 
     /// The new passcode: asked twice on a terminal, or the first line of standard input with `--stdin`.
-    private static func newPasscode(_ invocation: Invocation) async throws(CLIError) -> [UInt8] {
-        if invocation.flag("--stdin") { return try await Secret.readStandardInput(lines: 1)[0] }
-        var passcodes = try await PasscodeInput.read(invocation, prompts: ["New passcode: ", "Repeat the new passcode: "])
+    private static func newPasscode(stdin: Bool) async throws(CLIError) -> [UInt8] {
+        if stdin { return try await Secret.readStandardInput(lines: 1)[0] }
+        var passcodes = try await PasscodeInput.read(stdin: false, prompts: ["New passcode: ", "Repeat the new passcode: "])
         defer { Secret.wipe(&passcodes[1]) }
         guard passcodes[0] == passcodes[1] else {
             Secret.wipe(&passcodes[0])
@@ -151,8 +218,8 @@ enum AccountCommands {
         return passcodes[0]
     }
 
-    static func done(_ invocation: Invocation, _ text: String, action: String) -> Int32 {
-        invocation.output.result(text, json: .object([("ok", true), ("action", .string(action))]))
+    static func done(_ global: GlobalOptions, _ text: String, action: String) -> Int32 {
+        global.output.result(text, json: .object([("ok", true), ("action", .string(action))]))
         return ExitStatus.success
     }
 }

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import Dispatch
+import CommandLineKit
 import LocalAuthDBus
 
 /// `agent`: the text agent on the controlling terminal (this project's `pkttyagent`). Shows the
@@ -11,8 +12,13 @@ import LocalAuthDBus
 ///
 /// Daemon calls, typed lines and Ctrl-C become `Event`s on one stream handled in order on the
 /// main actor; the open sheet is its only state.
-@MainActor
-enum AgentCommand {
+struct AgentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration<Self>(
+        words: ["agent"], summary: "Run the text authentication agent on this terminal: show prompts, take the passcode for your apps.",
+        details: details,
+        options: [.flag(\.fallback, "--fallback", "serve your processes that are in no login session (services, containers, tests)")])
+    var fallback = false
+
     private enum Event {
         case daemon(AgentEndpoint.Call)
         case line([UInt8]?)
@@ -35,12 +41,12 @@ enum AgentCommand {
     wants Face ID, answer y or n; the answer is kept (see localauth apps).
     """
 
-    static func run(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let output = invocation.output
-        let client = try await DaemonClient.connect(invocation.global)
+    func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+        let output = global.output
+        let client = try await DaemonClient.connect(global)
         defer { client.close() }
         let (events, continuation) = AsyncStream<Event>.makeStream()
-        let options: [String: DBusValue] = invocation.flag("--fallback") ? ["Fallback": .bool(true)] : [:]
+        let options: [String: DBusValue] = fallback ? ["Fallback": .bool(true)] : [:]
         let endpoint = try await AgentEndpoint.register(client, options: options) { continuation.yield(.daemon($0)) }
         Interrupts.handler = { continuation.yield(.interrupt) }
         defer { Interrupts.handler = nil }
@@ -54,7 +60,7 @@ enum AgentCommand {
             reader?.cancel()
             Terminal.restoreEcho()
         }
-        output.note(invocation.flag("--fallback") ? "Agent for your processes outside a session; Ctrl-C stops it." : "Agent for this session; Ctrl-C stops it.")
+        output.note(fallback ? "Agent for your processes outside a session; Ctrl-C stops it." : "Agent for this session; Ctrl-C stops it.")
 
         var sheet: Sheet?
         loop: for await event in events {
@@ -69,7 +75,7 @@ enum AgentCommand {
                     output.note(faceQuestion)
                     output.note("“\(request["FaceUsageDescription"]?.string ?? "")” [y/N]")
                 } else {
-                    hint(sheet!, output)
+                    Self.hint(sheet!, output)
                 }
             case .daemon(.update(let handle, let cookie, let update)):
                 guard sheet?.handle == handle else { continue }
@@ -90,7 +96,7 @@ enum AgentCommand {
                     let allowed = line.first.map { $0 == UInt8(ascii: "y") || $0 == UInt8(ascii: "Y") } ?? false
                     sheet?.askingFace = false
                     refusal = await endpoint.respond(open.cookie, allowed ? "allow-face" : "deny-face")
-                    if refusal == nil, let current = sheet { hint(current, output) }
+                    if refusal == nil, let current = sheet { Self.hint(current, output) }
                 } else if line.isEmpty {
                     refusal = open.fallbackTitle.isEmpty ? .refused("There is no fallback on this sheet.")
                         : await endpoint.respond(open.cookie, "fallback")
@@ -114,7 +120,7 @@ enum AgentCommand {
         return ExitStatus.success
     }
 
-    private static func hint(_ sheet: Sheet, _ output: Output) {
+    @MainActor private static func hint(_ sheet: Sheet, _ output: Output) {
         var choices: [String] = []
         if sheet.passcodeAllowed { choices.append("type your passcode and press Enter") }
         if !sheet.fallbackTitle.isEmpty { choices.append("Enter alone for “\(sheet.fallbackTitle)”") }

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import CommandLineKit
+
 /// The bash completion script for `localauth`, generated from `CommandTable` so it cannot miss a
 /// command, an option or a choice (`localauth completion bash`; `make completion` writes it to
 /// completion/localauth.bash, which the package installs).
@@ -6,22 +8,22 @@
 enum CompletionScript {
     static var bash: String {
         let commands = CommandTable.commands
-        var valued: [OptionSpec] = []
+        var valued: [OptionInfo] = []
         for option in CommandTable.globalOptions + commands.flatMap(\.options)
         where option.valueName != nil && !valued.contains(where: { $0.name == option.name }) {
             valued.append(option)
         }
-        let choices = valued.filter { !CommandTable.values(of: $0.valueName!).isEmpty }
-        let freeText = valued.filter { CommandTable.values(of: $0.valueName!).isEmpty }.map(\.name)
+        let choices = valued.filter { !$0.completions.isEmpty }
+        let freeText = valued.filter { $0.completions.isEmpty }.map(\.name)
         let valueCases = choices.map { option in
-            "        \(option.name)) COMPREPLY=($(compgen -W \"\(CommandTable.values(of: option.valueName!).joined(separator: " "))\" -- \"$cur\")); return ;;"
+            "        \(option.name)) COMPREPLY=($(compgen -W \"\(option.completions.joined(separator: " "))\" -- \"$cur\")); return ;;"
         } + ["        \(freeText.joined(separator: "|"))) COMPREPLY=(); return ;;"]
         var branches = [#"        "") candidates="\#(Array(Set(commands.map { $0.words[0] })).sorted().joined(separator: " "))" ;;"#]
         for group in Dictionary(grouping: commands.filter { $0.words.count > 1 }, by: { $0.words[0] }).sorted(by: { $0.key < $1.key }) {
             branches.append(#"        "\#(group.key)") candidates="\#(group.value.map { $0.words[1] }.joined(separator: " "))" ;;"#)
         }
         for command in commands {
-            let arguments = command.arguments.map { "\"" + CommandTable.values(of: $0).joined(separator: " ") + "\"" }
+            let arguments = command.arguments.indices.map { "\"" + CommandTable.completions(of: command, argument: $0).joined(separator: " ") + "\"" }
             branches.append(#"        "\#(command.name)"|"\#(command.name) "*) used=\#(command.words.count) options="\#(command.options.map(\.name).joined(separator: " "))" arguments=(\#(arguments.joined(separator: " "))) ;;"#)
         }
         return #"""

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import CommandLineKit
 import LocalAuthAPI
 #if canImport(Glibc)
 import Glibc
@@ -15,8 +16,42 @@ import LocalAuthDBus
 ///
 /// Everything that happens (a prompt signal, a line typed, Ctrl-C, the reply) becomes an `Event` on
 /// one stream that the main actor handles in order, so the evaluation's state needs no lock.
-@MainActor
-enum EvaluateCommand {
+struct EvaluateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration<Self>(
+        words: ["evaluate"], summary: "Evaluate a policy: show the daemon's prompts, take a touch, a face or the passcode.",
+        details: """
+        Prompts appear as they come. With policy owner the passcode is read from the terminal without
+        echo, also while the sensors listen: type it and press Enter. Press Enter on an empty line to
+        choose the fallback (“Enter Password”: policy biometrics ends with userFallback, policy owner
+        asks for the passcode). Ctrl-C cancels the evaluation (exit status 2, userCancel).
+        """,
+        options: [
+            .value(\.reason, "--reason", "TEXT", "why you ask, shown to the user", required: true,
+                   parser: .nonEmpty("evaluate needs --reason TEXT: why you ask, shown to the user.")),
+            CommandTable.policyOption(\.policy),
+            .value(\.fallbackTitle, "--fallback-title", "T", "title of the fallback choice (default “Enter Password”; empty: no fallback)"),
+            .value(\.cancelTitle, "--cancel-title", "T", "title of the cancel choice (default “Cancel”)",
+                   parser: ValueParser.nonEmpty("--cancel-title must not be empty.").map { $0 }),
+            .flag(\.noInteraction, "--no-interaction", "fail with notInteractive unless the reuse window satisfies the policy"),
+            .value(\.reuse, "--reuse", "SECONDS", "accept a device unlock within this many seconds (at most 300)",
+                   parser: ValueParser { text, _ throws(CommandLineError) in
+                       guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+                           throw CommandLineError("--reuse needs a number of seconds (0 to 300), not “\(text)”.")
+                       }
+                       return seconds
+                   }),
+            .flag(\.passcodeStdin, "--passcode-stdin", "read the passcode from the first line of standard input (policy owner)"),
+        ])
+    var reason = ""
+    var policy = Policy.owner
+    /// nil: the daemon's “Enter Password”; empty: no fallback.
+    var fallbackTitle: String?
+    var cancelTitle: String?
+    var noInteraction = false
+    /// AllowableReuseDuration in seconds (the daemon caps it at 300).
+    var reuse: Double?
+    var passcodeStdin = false
+
     private enum Event {
         case prompt(kind: String, message: String)
         /// A call of the daemon on our own agent.
@@ -28,17 +63,15 @@ enum EvaluateCommand {
         case finished(CLIError?)
     }
 
-    static func run(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        guard let reason = invocation.value("--reason"), !reason.isEmpty else {
-            throw .usage("evaluate needs --reason TEXT: why you ask, shown to the user.")
-        }
-        let policy = try invocation.policy()
-        let options = try contextOptions(invocation)
-        let fromStdin = invocation.flag("--passcode-stdin")
-        guard !fromStdin || policy.takesPasscode else {
+    func validate() throws(CLIError) {
+        guard !passcodeStdin || policy.takesPasscode else {
             throw .usage("--passcode-stdin needs --policy owner: policy \(policy.name) takes no passcode.")
         }
-        let output = invocation.output
+    }
+
+    func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+        let fromStdin = passcodeStdin
+        let output = global.output
         // Until the evaluation runs there is nothing to cancel; the daemon drops the context with our connection.
         Interrupts.handler = {
             Terminal.restoreEcho()
@@ -47,9 +80,9 @@ enum EvaluateCommand {
         var stdinPasscode = fromStdin ? try await Secret.readStandardInput(lines: 1)[0] : []
         defer { Secret.wipe(&stdinPasscode) }
 
-        let client = try await DaemonClient.connect(invocation.global)
+        let client = try await DaemonClient.connect(global)
         defer { client.close() }
-        let context = try await client.createContext(options)
+        let context = try await client.createContext(contextOptions)
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let subscription = try await client.translate {
             try await client.connection.subscribe(
@@ -61,11 +94,11 @@ enum EvaluateCommand {
         Interrupts.handler = { continuation.yield(.interrupt) }
         defer { Interrupts.handler = nil }
 
-        let fallbackTitle = invocation.value("--fallback-title") ?? "Enter Password"
+        let fallbackTitle = self.fallbackTitle ?? "Enter Password"
         var agent: AgentEndpoint?
         /// Another agent (the session's) shows the sheet and takes the passcode.
         var servedElsewhere = false
-        if !invocation.flag("--no-interaction"), policy.takesPasscode || !fallbackTitle.isEmpty {
+        if !noInteraction, policy.takesPasscode || !fallbackTitle.isEmpty {
             do throws(CLIError) {
                 agent = try await AgentEndpoint.register(client, options: ["OwnContexts": .bool(true)]) { continuation.yield(.agent($0)) }
             } catch {
@@ -83,7 +116,7 @@ enum EvaluateCommand {
         var cookie: String?
         var reader: (any DispatchSourceRead)?
         // The terminal is read only when standard input is one, so a script's evaluation never grabs it.
-        if !fromStdin, !invocation.flag("--no-interaction"), policy.takesPasscode || !fallbackTitle.isEmpty, isatty(0) == 1,
+        if !fromStdin, !noInteraction, policy.takesPasscode || !fallbackTitle.isEmpty, isatty(0) == 1,
            let fd = Terminal.openWithoutEcho() {
             reader = Terminal.readLines(from: fd) { continuation.yield(.line($0)) }
         }
@@ -95,7 +128,7 @@ enum EvaluateCommand {
         Task {
             do throws(CLIError) {
                 try await client.context(context, "EvaluatePolicy", [.uint32(policy.rawValue), .string(reason)],
-                                         timeout: invocation.global.timeout ?? .seconds(86_400))
+                                         timeout: global.timeout ?? .seconds(86_400))
                 continuation.yield(.finished(nil))
             } catch {
                 continuation.yield(.finished(error))
@@ -132,7 +165,7 @@ enum EvaluateCommand {
         /// nil when taken (or the evaluation already ended), otherwise why not.
         func answer(_ passcode: [UInt8], _ response: String) async -> CLIError? {
             guard let agent else {
-                return response == "passcode" ? await submit(passcode, client, context) : await fallback(client, context)
+                return response == "passcode" ? await Self.submit(passcode, client, context) : await Self.fallback(client, context)
             }
             guard let current = cookie else { return nil }
             let refusal = await agent.respond(current, response, passcode: passcode)
@@ -212,7 +245,7 @@ enum EvaluateCommand {
     }
 
     /// Offers the passcode; nil when it was taken (or the evaluation already ended), otherwise why not.
-    private static func submit(_ passcode: [UInt8], _ client: DaemonClient, _ context: String) async -> CLIError? {
+    @MainActor private static func submit(_ passcode: [UInt8], _ client: DaemonClient, _ context: String) async -> CLIError? {
         do throws(CLIError) {
             try await client.context(context, "SubmitPasscode", [DaemonClient.passcodeArgument(passcode)])
             return nil
@@ -222,7 +255,7 @@ enum EvaluateCommand {
         }
     }
 
-    private static func fallback(_ client: DaemonClient, _ context: String) async -> CLIError? {
+    @MainActor private static func fallback(_ client: DaemonClient, _ context: String) async -> CLIError? {
         do throws(CLIError) {
             try await client.context(context, "Fallback")
             return nil
@@ -231,21 +264,13 @@ enum EvaluateCommand {
         }
     }
 
-    private static func contextOptions(_ invocation: Invocation) throws(CLIError) -> [String: DBusValue] {
+    private var contextOptions: [String: DBusValue] {
         // Face ID needs a usage description and the user's consent per app (localauth apps).
         var options: [String: DBusValue] = ["FaceUsageDescription": .string("localauth evaluate confirms it is you at the command line.")]
-        if let title = invocation.value("--fallback-title") { options["LocalizedFallbackTitle"] = .string(title) }
-        if let title = invocation.value("--cancel-title") {
-            guard !title.isEmpty else { throw .usage("--cancel-title must not be empty.") }
-            options["LocalizedCancelTitle"] = .string(title)
-        }
-        if invocation.flag("--no-interaction") { options["InteractionNotAllowed"] = .bool(true) }
-        if let text = invocation.value("--reuse") {
-            guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-                throw .usage("--reuse needs a number of seconds (0 to 300), not “\(text)”.")
-            }
-            options["AllowableReuseDuration"] = .double(seconds)
-        }
+        if let fallbackTitle { options["LocalizedFallbackTitle"] = .string(fallbackTitle) }
+        if let cancelTitle { options["LocalizedCancelTitle"] = .string(cancelTitle) }
+        if noInteraction { options["InteractionNotAllowed"] = .bool(true) }
+        if let reuse { options["AllowableReuseDuration"] = .double(reuse) }
         return options
     }
 }

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import CommandLineKit
+
 /// The localauth(1) manual page in roff, generated from `CommandTable` (`localauth --help-man`;
 /// `make man` writes it to man/localauth.1, and a test fails when that file is stale).
 @MainActor
@@ -62,7 +64,7 @@ enum ManualPage {
         return page.joined(separator: "\n")
     }
 
-    private static func option(_ option: OptionSpec) -> [String] {
+    private static func option(_ option: OptionInfo) -> [String] {
         let synopsis = #"\fB"# + escaped(option.name) + #"\fR"# + (option.valueName.map { #" \fI"# + $0 + #"\fR"# } ?? "")
         return [".TP", synopsis, text(option.helpText)]
     }

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CommandLineKit
 import LocalAuthDBus
 
 /// `monitor`: follows what the bus lets one client see.
@@ -11,8 +12,27 @@ import LocalAuthDBus
 /// again whenever the daemon announces a change (`UserStateChanged`, sent only to connections of
 /// the caller's uid, and `PropertiesChanged` of `Backends`), one line per change; and localauthd
 /// starting or stopping (NameOwnerChanged). Nothing is polled. Wakes are handled on the main actor.
-@MainActor
-enum MonitorCommand {
+struct MonitorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration<Self>(
+        words: ["monitor"], summary: "Follow your state live: one line per change (--json: JSON lines).", details: details,
+        options: [
+            .value(\.interval, "--interval", "SECONDS", "ignored: monitor follows the daemon's signals (kept for old scripts)",
+                   parser: ValueParser { text, _ throws(CommandLineError) in
+                       guard let interval = Double(text), interval >= 0.05, interval <= 3600 else {
+                           throw CommandLineError("--interval needs a number of seconds from 0.05 to 3600, not “\(text)”.")
+                       }
+                       return interval
+                   }),
+            .value(\.count, "--count", "N", "stop after N lines",
+                   parser: ValueParser { text, _ throws(CommandLineError) in
+                       guard let count = Int(text), count > 0 else { throw CommandLineError("--count needs a positive number, not “\(text)”.") }
+                       return count
+                   }),
+        ])
+    /// Checked like before, then ignored: old scripts pass it.
+    var interval: Double?
+    var count: Int?
+
     static let details = """
         Shows, one line each: your state when it starts, then every change of your enrollments,
         passcode, require-attention setting, failure counters and lockouts (localauthd announces
@@ -29,20 +49,11 @@ enum MonitorCommand {
         var backends: [String]
     }
 
-    static func run(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        if let intervalText = invocation.value("--interval") {
-            guard let interval = Double(intervalText), interval >= 0.05, interval <= 3600 else {
-                throw .usage("--interval needs a number of seconds from 0.05 to 3600, not “\(intervalText)”.")
-            }
-        }
-        var remaining = Int.max
-        if let countText = invocation.value("--count") {
-            guard let count = Int(countText), count > 0 else { throw .usage("--count needs a positive number, not “\(countText)”.") }
-            remaining = count
-        }
-        let client = try await DaemonClient.connect(invocation.global)
+    func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+        var remaining = count ?? Int.max
+        let client = try await DaemonClient.connect(global)
         defer { client.close() }
-        let output = invocation.output
+        let output = global.output
 
         let (events, continuation) = AsyncStream<Wake>.makeStream()
         let connection = client.connection
@@ -83,7 +94,7 @@ enum MonitorCommand {
                 if running {
                     running = false
                     remaining -= 1
-                    line(output, human: "localauthd is not running", json: [("event", "daemon"), ("running", false)])
+                    Self.line(output, human: "localauthd is not running", json: [("event", "daemon"), ("running", false)])
                     if remaining == 0 { break }
                 }
                 continue
@@ -91,7 +102,7 @@ enum MonitorCommand {
             if !running {
                 running = true
                 remaining -= 1
-                line(output, human: "localauthd started", json: [("event", "daemon"), ("running", true)])
+                Self.line(output, human: "localauthd started", json: [("event", "daemon"), ("running", true)])
                 if remaining == 0 { break }
             }
             guard snapshot != previous else { continue }
@@ -101,10 +112,10 @@ enum MonitorCommand {
                 try? await Task.sleep(for: .seconds(wait))
                 continuation.yield(.changed)
             }
-            let changed = describeChanges(from: previous, to: snapshot)
+            let changed = Self.describeChanges(from: previous, to: snapshot)
             previous = snapshot
             remaining -= 1
-            line(output, human: changed.joined(separator: "; "), json: [
+            Self.line(output, human: changed.joined(separator: "; "), json: [
                 ("event", "state"), ("changed", .array(changed.map { .string($0) })),
                 ("user", snapshot.state.json), ("backends", .array(snapshot.backends.map { .string($0) })),
             ])

@@ -2,8 +2,8 @@
 /// Reads the passcodes a command needs: from the terminal without echo, or with `--stdin` one per line.
 @MainActor
 enum PasscodeInput {
-    static func read(_ invocation: Invocation, prompts: [String]) async throws(CLIError) -> [[UInt8]] {
-        if invocation.flag("--stdin") {
+    static func read(stdin: Bool, prompts: [String]) async throws(CLIError) -> [[UInt8]] {
+        if stdin {
             return try await Secret.readStandardInput(lines: prompts.count)
         }
         var passcodes: [[UInt8]] = []
@@ -14,7 +14,7 @@ enum PasscodeInput {
     }
 
     /// The current passcode, for commands that need it to change something.
-    static func current(_ invocation: Invocation) async throws(CLIError) -> [UInt8] {
-        try await read(invocation, prompts: ["Passcode: "])[0]
+    static func current(stdin: Bool) async throws(CLIError) -> [UInt8] {
+        try await read(stdin: stdin, prompts: ["Passcode: "])[0]
     }
 }

@@ -5,57 +5,105 @@ import LocalAuthDBus
 /// user or members of simulator_group).
 @MainActor
 enum SimulatorCommands {
-    static let queueNote = "Input that arrives while no evaluation reads that sensor waits (16 events, simulator_event_ttl s each) for the next evaluation, so it may come before `localauth evaluate` starts."
+    nonisolated static let queueNote = "Input that arrives while no evaluation reads that sensor waits (16 events, simulator_event_ttl s each) for the next evaluation, so it may come before `localauth evaluate` starts."
 
-    static let retryReasons = ["too-short", "not-centered", "remove-and-retry", "too-fast"]
+    nonisolated static let retryReasons = ["too-short", "not-centered", "remove-and-retry", "too-fast"]
 
-    static let sheetNote = "Not queued: an evaluation must be running (the command fails with NotEvaluating otherwise)."
+    nonisolated static let sheetNote = "Not queued: an evaluation must be running (the command fails with NotEvaluating otherwise)."
 
-    static func touch(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let finger = try invocation.choice(0, of: AccountCommands.fingers)
-        return try await send(invocation, "Touch", [.string(finger)], done: "Touched the fingerprint sensor with \(finger).", action: "touch")
+    struct Touch: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["sim", "touch"], summary: "Simulator: touch the fingerprint sensor with a finger (a match if enrolled).", details: queueNote,
+            arguments: [.argument(\.finger, "FINGER", parser: .choice(AccountCommands.fingers))])
+        var finger = ""
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await send(global, "Touch", [.string(finger)], done: "Touched the fingerprint sensor with \(finger).", action: "touch")
+        }
     }
 
-    static func retry(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let reason = try invocation.choice(0, of: retryReasons)
-        return try await send(invocation, "FingerprintRetry", [.string(reason)], done: "Fingerprint read: \(reason).", action: "retry")
+    struct Retry: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["sim", "retry"],
+            summary: "Simulator: a fingerprint read that cannot be judged: too-short, not-centered, remove-and-retry, too-fast.",
+            details: queueNote, arguments: [.argument(\.reason, "REASON", parser: .choice(retryReasons))])
+        var reason = ""
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await send(global, "FingerprintRetry", [.string(reason)], done: "Fingerprint read: \(reason).", action: "retry")
+        }
     }
 
-    static func face(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let appearance = try invocation.choice(0, of: ["primary", "alternate", "unknown", "none"], default: "primary")
-        let attentive = !invocation.flag("--inattentive")
-        return try await send(invocation, "PresentFace", [.string(appearance), .bool(attentive)],
-                              done: "Showed the face sensor: \(appearance)\(attentive ? "" : ", not paying attention").", action: "face")
+    struct Face: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["sim", "face"], summary: "Simulator: show a face (default primary; unknown is a non-match, none is no face).",
+            details: queueNote, options: [.flag(\.inattentive, "--inattentive", "the face does not pay attention")],
+            arguments: [.argument(\.appearance, "[primary|alternate|unknown|none]", parser: .choice(["primary", "alternate", "unknown", "none"]))])
+        var appearance = "primary"
+        var inattentive = false
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await send(global, "PresentFace", [.string(appearance), .bool(!inattentive)],
+                           done: "Showed the face sensor: \(appearance)\(inattentive ? ", not paying attention" : "").", action: "face")
+        }
     }
 
-    static func connect(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let modality = try invocation.choice(0, of: ["fingerprint", "face"])
-        return try await send(invocation, "SetConnected", [.string(modality), .bool(true)], done: "Connected the \(modality) sensor.", action: "connect")
+    struct Connect: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["sim", "connect"], summary: "Simulator: connect a sensor.",
+            arguments: [.argument(\.modality, "fingerprint|face", parser: .choice(["fingerprint", "face"]))])
+        var modality = ""
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await send(global, "SetConnected", [.string(modality), .bool(true)], done: "Connected the \(modality) sensor.", action: "connect")
+        }
     }
 
-    static func disconnect(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let modality = try invocation.choice(0, of: ["fingerprint", "face"])
-        return try await send(invocation, "SetConnected", [.string(modality), .bool(false)],
-                              done: "Disconnected the \(modality) sensor.", action: "disconnect")
+    struct Disconnect: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["sim", "disconnect"], summary: "Simulator: disconnect a sensor.",
+            arguments: [.argument(\.modality, "fingerprint|face", parser: .choice(["fingerprint", "face"]))])
+        var modality = ""
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await send(global, "SetConnected", [.string(modality), .bool(false)],
+                           done: "Disconnected the \(modality) sensor.", action: "disconnect")
+        }
     }
 
-    static func cancel(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        try await send(invocation, "PressCancel", [], done: "Pressed the sheet's Cancel button.", action: "cancel")
+    struct Cancel: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["sim", "cancel"],
+            summary: "Simulator: press Cancel on the sheet of the oldest running evaluation (it ends with userCancel).", details: sheetNote)
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await send(global, "PressCancel", [], done: "Pressed the sheet's Cancel button.", action: "cancel")
+        }
     }
 
-    static func fallback(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        try await send(invocation, "PressFallback", [], done: "Pressed the sheet's fallback button.", action: "fallback")
+    struct Fallback: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["sim", "fallback"],
+            summary: "Simulator: press the fallback button on that sheet (userFallback, or the passcode for policy 2).", details: sheetNote)
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await send(global, "PressFallback", [], done: "Pressed the sheet's fallback button.", action: "fallback")
+        }
     }
 
-    static func reset(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        try await send(invocation, "Reset", [], done: "Simulator reset: queue empty, every sensor connected.", action: "reset")
+    struct Reset: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(words: ["sim", "reset"], summary: "Simulator: drop queued input and connect every sensor.")
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            try await send(global, "Reset", [], done: "Simulator reset: queue empty, every sensor connected.", action: "reset")
+        }
     }
 
-    private static func send(_ invocation: Invocation, _ member: String, _ arguments: [DBusValue], done text: String,
+    private static func send(_ global: GlobalOptions, _ member: String, _ arguments: [DBusValue], done text: String,
                              action: String) async throws(CLIError) -> Int32 {
-        let client = try await DaemonClient.connect(invocation.global)
+        let client = try await DaemonClient.connect(global)
         defer { client.close() }
         try await client.simulator(member, arguments)
-        return AccountCommands.done(invocation, text, action: action)
+        return AccountCommands.done(global, text, action: action)
     }
 }

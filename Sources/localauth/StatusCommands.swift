@@ -1,83 +1,105 @@
 // SPDX-License-Identifier: Apache-2.0
+import CommandLineKit
 import LocalAuthDBus
 
 /// `status`, `can-evaluate` and `enrollments`: read-only commands that count nothing.
 @MainActor
 enum StatusCommands {
-    static func status(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let client = try await DaemonClient.connect(invocation.global)
-        defer { client.close() }
-        let version = try await client.managerProperty("Version").string ?? "?"
-        let backends = try await client.backends()
-        let state = try await client.userState()
-        let context = try await client.createContext()
-        let biometrics = try await check(.biometrics, on: context, client)
-        let owner = try await check(.owner, on: context, client)
-        let biometryType = BiometryType(try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
-        try await client.context(context, "Invalidate")
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["status"], summary: "Show backends, biometry type, enrollments, passcode, require-attention and lockouts.")
 
-        var lines = ["localauthd \(version) on \(invocation.global.busDescription)"]
-        lines.append("backends: " + backends.map { backend in
-            guard backend.modality != "passcode" else { return backend.id }
-            guard backend.kind == "provider" else { return "\(backend.id) (\(backend.available ? "available" : "not available"))" }
-            let version = backend.version.isEmpty ? "" : " " + backend.version
-            return "\(backend.id) (provider\(version), \(backend.available ? "available" : "not available: " + backend.state))"
-        }.joined(separator: ", "))
-        lines.append("biometry type: \(biometryType.words)")
-        lines.append("enrollments: " + (state.enrollments.isEmpty ? "none" : state.enrollments.map { "\($0.modality) \($0.label)" }.joined(separator: ", ")))
-        lines.append("passcode: \(state.passcodeSet ? "set" : "not set")")
-        lines.append("require attention: \(state.requireAttention ? "on" : "off")")
-        lines += state.lockoutLines.isEmpty ? ["lockout: none"] : state.lockoutLines
-        lines.append("can evaluate biometrics: " + biometrics.words)
-        lines.append("can evaluate owner: " + owner.words)
-        invocation.output.result(lines.joined(separator: "\n"), json: .object([
-            ("version", .string(version)),
-            ("backends", .array(backends.map(\.json))),
-            ("biometryType", .string(biometryType.name)),
-            ("user", state.json),
-            ("canEvaluate", .object([("biometrics", biometrics.json), ("owner", owner.json)])),
-        ]))
-        return ExitStatus.success
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            let client = try await DaemonClient.connect(global)
+            defer { client.close() }
+            let version = try await client.managerProperty("Version").string ?? "?"
+            let backends = try await client.backends()
+            let state = try await client.userState()
+            let context = try await client.createContext()
+            let biometrics = try await check(.biometrics, on: context, client)
+            let owner = try await check(.owner, on: context, client)
+            let biometryType = BiometryType(try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
+            try await client.context(context, "Invalidate")
+
+            var lines = ["localauthd \(version) on \(global.busDescription)"]
+            lines.append("backends: " + backends.map { backend in
+                guard backend.modality != "passcode" else { return backend.id }
+                guard backend.kind == "provider" else { return "\(backend.id) (\(backend.available ? "available" : "not available"))" }
+                let version = backend.version.isEmpty ? "" : " " + backend.version
+                return "\(backend.id) (provider\(version), \(backend.available ? "available" : "not available: " + backend.state))"
+            }.joined(separator: ", "))
+            lines.append("biometry type: \(biometryType.words)")
+            lines.append("enrollments: " + (state.enrollments.isEmpty ? "none" : state.enrollments.map { "\($0.modality) \($0.label)" }.joined(separator: ", ")))
+            lines.append("passcode: \(state.passcodeSet ? "set" : "not set")")
+            lines.append("require attention: \(state.requireAttention ? "on" : "off")")
+            lines += state.lockoutLines.isEmpty ? ["lockout: none"] : state.lockoutLines
+            lines.append("can evaluate biometrics: " + biometrics.words)
+            lines.append("can evaluate owner: " + owner.words)
+            global.output.result(lines.joined(separator: "\n"), json: .object([
+                ("version", .string(version)),
+                ("backends", .array(backends.map(\.json))),
+                ("biometryType", .string(biometryType.name)),
+                ("user", state.json),
+                ("canEvaluate", .object([("biometrics", biometrics.json), ("owner", owner.json)])),
+            ]))
+            return ExitStatus.success
+        }
     }
 
-    static func backends(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let client = try await DaemonClient.connect(invocation.global)
-        defer { client.close() }
-        let backends = try await client.backends()
-        let rows = [["ID", "MODALITY", "KIND", "VERSION", "STATE", "DESCRIPTION"]]
-            + backends.map { [$0.id, $0.modality, $0.kind, $0.version.isEmpty ? "-" : $0.version, $0.state, $0.description] }
-        let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        let human = rows.map { row in
-            (0..<5).map { row[$0].padding(to: widths[$0]) }.joined(separator: "  ") + "  " + row[5]
-        }.joined(separator: "\n")
-        invocation.output.result(human, json: .object([("backends", .array(backends.map(\.json)))]))
-        return ExitStatus.success
+    struct Backends: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["backends"], summary: "List the enabled backends: id, modality, kind (built-in or provider), provider version, state.",
+            details: "A provider is a sensor in a separate process; its state says why it is not available (down: …, refused: …).")
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            let client = try await DaemonClient.connect(global)
+            defer { client.close() }
+            let backends = try await client.backends()
+            let rows = [["ID", "MODALITY", "KIND", "VERSION", "STATE", "DESCRIPTION"]]
+                + backends.map { [$0.id, $0.modality, $0.kind, $0.version.isEmpty ? "-" : $0.version, $0.state, $0.description] }
+            let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            let human = rows.map { row in
+                (0..<5).map { row[$0].padding(to: widths[$0]) }.joined(separator: "  ") + "  " + row[5]
+            }.joined(separator: "\n")
+            global.output.result(human, json: .object([("backends", .array(backends.map(\.json)))]))
+            return ExitStatus.success
+        }
     }
 
-    static func canEvaluate(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let policy = try invocation.policy()
-        let client = try await DaemonClient.connect(invocation.global)
-        defer { client.close() }
-        let context = try await client.createContext()
-        let answer = try await check(policy, on: context, client)
-        let biometryType = BiometryType(try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
-        try await client.context(context, "Invalidate")
-        invocation.output.result("\(policy.name): \(answer.words)", json: .object([
-            ("policy", .string(policy.name)), ("value", .int(Int(policy.rawValue))),
-            ("biometryType", .string(biometryType.name)), ("result", answer.json),
-        ]))
-        return answer.error?.exitStatus ?? ExitStatus.success
+    struct CanEvaluate: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(
+            words: ["can-evaluate"], summary: "Check whether a policy could be evaluated now; the exit status says yes (0) or why not.",
+            details: "Counts nothing and asks for nothing.", options: [CommandTable.policyOption(\.policy)])
+        var policy = Policy.owner
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            let client = try await DaemonClient.connect(global)
+            defer { client.close() }
+            let context = try await client.createContext()
+            let answer = try await check(policy, on: context, client)
+            let biometryType = BiometryType(try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
+            try await client.context(context, "Invalidate")
+            global.output.result("\(policy.name): \(answer.words)", json: .object([
+                ("policy", .string(policy.name)), ("value", .int(Int(policy.rawValue))),
+                ("biometryType", .string(biometryType.name)), ("result", answer.json),
+            ]))
+            return answer.error?.exitStatus ?? ExitStatus.success
+        }
     }
 
-    static func enrollments(_ invocation: Invocation) async throws(CLIError) -> Int32 {
-        let client = try await DaemonClient.connect(invocation.global)
-        defer { client.close() }
-        let state = try await client.userState()
-        let human = state.enrollments.isEmpty
-            ? "No enrollments. Enroll one with: localauth enroll fingerprint right-index-finger"
-            : state.enrollments.map { "\($0.modality)\t\($0.label)" }.joined(separator: "\n")
-        invocation.output.result(human, json: .object([("enrollments", .array(state.enrollments.map(\.json)))]))
-        return ExitStatus.success
+    struct Enrollments: ParsableCommand {
+        static let configuration = CommandConfiguration<Self>(words: ["enrollments"], summary: "List your enrollments.")
+
+        func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
+            let client = try await DaemonClient.connect(global)
+            defer { client.close() }
+            let state = try await client.userState()
+            let human = state.enrollments.isEmpty
+                ? "No enrollments. Enroll one with: localauth enroll fingerprint right-index-finger"
+                : state.enrollments.map { "\($0.modality)\t\($0.label)" }.joined(separator: "\n")
+            global.output.result(human, json: .object([("enrollments", .array(state.enrollments.map(\.json)))]))
+            return ExitStatus.success
+        }
     }
 
     /// CanEvaluatePolicy: nil error when it could be evaluated, else the LAError it would fail with.

@@ -10,15 +10,15 @@ Interrupts.install()
 let output = Output(json: arguments.contains("--json"))
 let status: Int32
 do throws(CLIError) {
-    switch try ArgumentParser.parse(arguments) {
+    switch try CommandRouter.parse(arguments) {
     case .help(let text):
         Output.write(text, to: 1)
         status = ExitStatus.success
     case .version:
         print("localauth \(localauthVersion)")
         status = ExitStatus.success
-    case .run(let command, let invocation):
-        status = try await command.run(invocation)
+    case .run(let command, let global):
+        status = try await command.run(global)
     }
 } catch {
     output.error(error)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+import CommandLineKit
 import LocalAuthDBus
 
-/// `localauthd`'s command line.
+/// `localauthd`'s command line, parsed by the same rules as `localauth`'s (CommandLineKit).
 struct DaemonOptions {
     var bus: DBusBus = .system
     var configPath: String?
@@ -11,60 +12,62 @@ struct DaemonOptions {
     var showHelp = false
     var showVersion = false
 
-    static let usage = """
-    Usage: localauthd [OPTIONS]
+    /// Every option, once: the parser and `--help` read these rows.
+    static let options: [Option<DaemonOptions>] = [
+        .flag(\.bus, "--system", setting: .system, "serve on the system bus (default)"),
+        .flag(\.bus, "--session", setting: .session, "serve on the user's session bus (development, per-user use)"),
+        .value(\.bus, "--address", "ADDR", "serve on the bus at ADDR (e.g. unix:path=/run/x)",
+               parser: ValueParser.nonEmpty("--address needs a D-Bus address, e.g. unix:path=/run/x.").map { .address($0) }),
+        .value(\.configPath, "--config", "FILE", "read FILE instead of /etc/localauthd/localauthd.conf (must exist)"),
+        .value(\.stateDirectory, "--state-dir", "DIR", "keep per-user state in DIR (overrides state_directory and $STATE_DIRECTORY)"),
+        .value(\.idleExit, "--idle-exit", "SECONDS", "exit after SECONDS with no client context (for bus activation; off by default)",
+               parser: ValueParser { text, _ throws(CommandLineError) in
+                   guard let seconds = Double(text), seconds.isFinite, seconds > 0 else {
+                       throw CommandLineError("--idle-exit needs a number of seconds above 0, not \(text)")
+                   }
+                   return seconds
+               }),
+        .flag(\.showHelp, "--help", aliases: ["-h"], "show this help"),
+        .flag(\.showVersion, "--version", "show the version"),
+    ]
 
-    The LocalAuthentication service: evaluates Apple-style policies (biometrics, passcode) for
-    clients on D-Bus as org.localauth.LocalAuthentication1.
+    static var usage: String {
+        """
+        Usage: localauthd [OPTIONS]
 
-    Options:
-      --system             serve on the system bus (default)
-      --session            serve on the user's session bus (development, per-user use)
-      --address ADDR       serve on the bus at ADDR (e.g. unix:path=/run/x)
-      --config FILE        read FILE instead of /etc/localauthd/localauthd.conf (must exist)
-      --state-dir DIR      keep per-user state in DIR (overrides state_directory and $STATE_DIRECTORY)
-      --idle-exit SECONDS  exit after SECONDS with no client context (for bus activation; off by default)
-      --help               show this help
-      --version            show the version
+        The LocalAuthentication service: evaluates Apple-style policies (biometrics, passcode) for
+        clients on D-Bus as org.localauth.LocalAuthentication1.
 
-    Signals: SIGTERM/SIGINT stop (running evaluations end with SystemCancel), SIGHUP reloads
-    the configuration (a bad file is refused and the running configuration kept).
+        Options:
+        \(options.map { "  " + $0.info.synopsis.padding(to: 21) + $0.info.helpText }.joined(separator: "\n"))
 
-    Exit status: 0 after SIGTERM/SIGINT or idle exit, 64 bad usage, 69 bus unavailable or name taken,
-    73 state directory unusable, 78 bad configuration (the message names FILE:LINE).
-    """
+        Signals: SIGTERM/SIGINT stop (running evaluations end with SystemCancel), SIGHUP reloads
+        the configuration (a bad file is refused and the running configuration kept).
+
+        Exit status: 0 after SIGTERM/SIGINT or idle exit, 64 bad usage, 69 bus unavailable or name taken,
+        73 state directory unusable, 78 bad configuration (the message names FILE:LINE).
+        """
+    }
 
     struct UsageError: Error, CustomStringConvertible {
         let description: String
     }
 
     static func parse(_ arguments: [String]) throws(UsageError) -> DaemonOptions {
-        var options = DaemonOptions()
-        var remaining = arguments[...]
-        func value(for flag: String) throws(UsageError) -> String {
-            guard let value = remaining.popFirst(), !value.hasPrefix("--") else {
-                throw UsageError(description: "\(flag) needs a value")
-            }
-            return value
+        var parsed = DaemonOptions()
+        do throws(CommandLineError) {
+            try CommandLineParser.parse(arguments, into: &parsed, options: options, arguments: [],
+                                        subject: CommandLineParser.Subject(name: nil, usage: "localauthd [OPTIONS]",))
+        } catch {
+            throw UsageError(description: error.message)
         }
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "--system": options.bus = .system
-            case "--session": options.bus = .session
-            case "--address": options.bus = .address(try value(for: argument))
-            case "--config": options.configPath = try value(for: argument)
-            case "--state-dir": options.stateDirectory = try value(for: argument)
-            case "--idle-exit":
-                let text = try value(for: argument)
-                guard let seconds = Double(text), seconds.isFinite, seconds > 0 else {
-                    throw UsageError(description: "--idle-exit needs a number of seconds above 0, not \(text)")
-                }
-                options.idleExit = seconds
-            case "--help", "-h": options.showHelp = true
-            case "--version": options.showVersion = true
-            default: throw UsageError(description: "unknown option \(argument)")
-            }
-        }
-        return options
+        return parsed
+    }
+}
+
+extension String {
+    /// The string followed by blanks up to `width` characters (at least one).
+    fileprivate func padding(to width: Int) -> String {
+        self + String(repeating: " ", count: max(width - count, 1))
     }
 }
