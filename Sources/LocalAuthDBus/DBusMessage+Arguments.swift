@@ -18,21 +18,30 @@ extension DBusMessage {
         try fillSecrets(values.indices.compactMap { index in values[index].secret.map { (index, $0) } })
     }
 
+    /// The most values one message may decode to (every string, number, container and entry
+    /// counts; a byte array counts once). libdbus accepts messages of up to 128 MiB, and decoding
+    /// one with hundreds of thousands of dictionary entries takes the connection's queue for
+    /// seconds; no message of this project's APIs comes near this bound.
+    static let maximumValueCount = 4096
+
     /// All arguments. libdbus has validated a received message's structure, so this fails only on
-    /// types this module does not support (unix fds).
+    /// types this module does not support (unix fds), or with `LimitsExceeded` as soon as the
+    /// message holds more than ``maximumValueCount`` values (decoding stops there).
     ///
     /// The top-level string arguments at `secretIndexes` become `.secret` values and their bytes in
     /// the message are zeroed; an argument there of another type is read as usual.
     func arguments(secretIndexes: Set<Int> = []) throws(DBusError) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
-        guard !secretIndexes.isEmpty else { return try Self.readAll(&iter) }
+        var budget = Self.maximumValueCount
+        guard !secretIndexes.isEmpty else { return try Self.readAll(&iter, &budget) }
         var values: [DBusValue] = []
         while dbus_message_iter_get_arg_type(&iter) != DBusTypeCode.invalid {
             if secretIndexes.contains(values.count), dbus_message_iter_get_arg_type(&iter) == DBusTypeCode.string {
+                try Self.spend(&budget)
                 values.append(.secret(Self.takeSecret(&iter)))
             } else {
-                values.append(try Self.read(&iter))
+                values.append(try Self.read(&iter, &budget))
             }
             dbus_message_iter_next(&iter)
         }
@@ -124,16 +133,24 @@ extension DBusMessage {
 
     // MARK: Reading
 
-    private static func readAll(_ iter: inout DBusMessageIter) throws(DBusError) -> [DBusValue] {
+    private static func spend(_ budget: inout Int) throws(DBusError) {
+        budget -= 1
+        guard budget >= 0 else {
+            throw .limitsExceeded("The message holds more than \(maximumValueCount) values; no call of this API needs that many.")
+        }
+    }
+
+    private static func readAll(_ iter: inout DBusMessageIter, _ budget: inout Int) throws(DBusError) -> [DBusValue] {
         var values: [DBusValue] = []
         while dbus_message_iter_get_arg_type(&iter) != DBusTypeCode.invalid {
-            values.append(try read(&iter))
+            values.append(try read(&iter, &budget))
             dbus_message_iter_next(&iter)
         }
         return values
     }
 
-    private static func read(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+    private static func read(_ iter: inout DBusMessageIter, _ budget: inout Int) throws(DBusError) -> DBusValue {
+        try spend(&budget)
         let type = dbus_message_iter_get_arg_type(&iter)
         switch type {
         case DBusTypeCode.byte: return .byte(basic(&iter).byt)
@@ -148,15 +165,15 @@ extension DBusMessage {
         case DBusTypeCode.string: return .string(string(&iter))
         case DBusTypeCode.objectPath: return .objectPath(string(&iter))
         case DBusTypeCode.signature: return .signature(string(&iter))
-        case DBusTypeCode.array: return try readArray(&iter)
+        case DBusTypeCode.array: return try readArray(&iter, &budget)
         case DBusTypeCode.structure:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
-            return .structure(try readAll(&sub))
+            return .structure(try readAll(&sub, &budget))
         case DBusTypeCode.variant:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
-            return .variant(try read(&sub))
+            return .variant(try read(&sub, &budget))
         case DBusTypeCode.unixFD:
             throw .notSupported("unix file descriptors are not supported")
         default:
@@ -164,7 +181,7 @@ extension DBusMessage {
         }
     }
 
-    private static func readArray(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+    private static func readArray(_ iter: inout DBusMessageIter, _ budget: inout Int) throws(DBusError) -> DBusValue {
         // The array's own signature, e.g. "a{sv}"; its element signature follows the "a".
         let element = String(signature(of: &iter).dropFirst())
         var sub = DBusMessageIter()
@@ -187,14 +204,15 @@ extension DBusMessage {
             while dbus_message_iter_get_arg_type(&sub) == DBusTypeCode.dictEntry {
                 var entry = DBusMessageIter()
                 dbus_message_iter_recurse(&sub, &entry)
-                let pair = try readAll(&entry)
+                try spend(&budget)
+                let pair = try readAll(&entry, &budget)
                 guard pair.count == 2 else { throw .invalidArgs("malformed dictionary entry") }
                 entries[pair[0]] = pair[1]
                 dbus_message_iter_next(&sub)
             }
             return .dictionary(keySignature: key, valueSignature: value, entries)
         }
-        return .array(elementSignature: element, try readAll(&sub))
+        return .array(elementSignature: element, try readAll(&sub, &budget))
     }
 
     private static func basic(_ iter: inout DBusMessageIter) -> DBusBasicValue {

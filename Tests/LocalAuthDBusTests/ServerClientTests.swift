@@ -194,6 +194,33 @@ struct ServerAndClient {
         }
     }
 
+    /// A call is decoded only up to 4096 values: a dictionary of 20 000 entries is refused with
+    /// LimitsExceeded before the handler runs (decoding 200 000 took the queue for seconds).
+    @Test func aCallWithTooManyValuesIsRefusedWhileDecoding() async throws {
+        try await withPrivateBus { bus in
+            let handled = Inbox<Int>()
+            let peers = try await ServerAndClient.start(on: bus) { call in
+                handled.put(call.arguments.count)
+                return .empty
+            }
+            defer { peers.close() }
+            func options(_ count: Int) -> DBusValue {
+                .vardict(Dictionary(uniqueKeysWithValues: (0..<count).map { ("key\($0)", DBusValue.variant(.uint32(UInt32($0)))) }))
+            }
+            _ = try await peers.call("Small", [options(500)])
+            #expect(try await handled.next() == 1)
+            do {
+                _ = try await peers.call("Huge", [options(20_000)])
+                Issue.record("a call with 20 000 dictionary entries was accepted")
+            } catch let error as DBusError {
+                #expect(error.name == .limitsExceeded, "\(error)")
+                #expect(error.message.contains("4096"))
+            }
+            _ = try await peers.call("AfterIt", [])
+            #expect(try await handled.next() == 0, "the handler saw the refused call")
+        }
+    }
+
     @Test func callsToUnregisteredPathsFail() async throws {
         try await withPrivateBus { bus in
             let peers = try await ServerAndClient.start(on: bus)
