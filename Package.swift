@@ -27,7 +27,7 @@ let package = Package(
         // The real world behind the core's protocols: atomic state files, configuration files, the system clock.
         .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore", "CSystemd"]),
         // A small Swift layer over libdbus-1, shared by the daemon and clients.
-        .target(name: "LocalAuthDBus", dependencies: ["CDBus"]),
+        .target(name: "LocalAuthDBus", dependencies: ["CDBus", "LocalAuthAPI"]),
         // Biometric providers in other processes: the BiometricBackend proxy, the ProviderHost object,
         // the daemon's own start mode (docs/providers.md).
         .target(name: "LocalAuthProviders", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus"]),

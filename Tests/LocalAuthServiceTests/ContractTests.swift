@@ -82,16 +82,16 @@ struct ContractTests {
         try await withPrivateBus { bus in
             let double = try await bus.connect()
             defer { double.close() }
-            try double.register(path: ProviderProtocol.providerPath, introspectionXML: DBusInterfaceDescription.document([ProviderProtocol.provider])) { _ in
+            try double.register(path: LocalAuthBusNames.providerPath, introspectionXML: DBusInterfaceDescription.document([LocalAuthInterface.provider])) { _ in
                 throw DBusError(.notSupported, "a contract test double")
             }
             try await double.requestName(ReferenceProvider.busName)
-            let served = try await Self.introspect(bus, ProviderProtocol.providerPath, destination: ReferenceProvider.busName)
-            let file = try await Self.canonical(Self.contractFile(ProviderProtocol.providerInterface))
-            let daemonSide = try #require(served.interfaces[ProviderProtocol.providerInterface])
-            let fileSide = try #require(file.interfaces[ProviderProtocol.providerInterface])
+            let served = try await Self.introspect(bus, LocalAuthBusNames.providerPath, destination: ReferenceProvider.busName)
+            let file = try await Self.canonical(Self.contractFile(LocalAuthBusNames.providerInterface))
+            let daemonSide = try #require(served.interfaces[LocalAuthBusNames.providerInterface])
+            let fileSide = try #require(file.interfaces[LocalAuthBusNames.providerInterface])
             for difference in Self.differences(daemon: daemonSide, file: fileSide) {
-                Issue.record("Provider1 (ProviderProtocol.provider vs \(Self.relativeName(ProviderProtocol.providerInterface))): \(difference)")
+                Issue.record("Provider1 (LocalAuthInterface.provider vs \(Self.relativeName(LocalAuthBusNames.providerInterface))): \(difference)")
             }
         }
     }
@@ -114,10 +114,10 @@ struct ContractTests {
             try process.run()
             defer { ChildProcess.kill(process) }
             _ = try await owned.next()
-            let served = try await Self.introspect(bus, ProviderProtocol.providerPath, destination: ReferenceProvider.busName)
-            let file = try await Self.canonical(Self.contractFile(ProviderProtocol.providerInterface))
-            let pythonSide = try #require(served.interfaces[ProviderProtocol.providerInterface], "the reference provider does not serve Provider1")
-            var fileSide = try #require(file.interfaces[ProviderProtocol.providerInterface])
+            let served = try await Self.introspect(bus, LocalAuthBusNames.providerPath, destination: ReferenceProvider.busName)
+            let file = try await Self.canonical(Self.contractFile(LocalAuthBusNames.providerInterface))
+            let pythonSide = try #require(served.interfaces[LocalAuthBusNames.providerInterface], "the reference provider does not serve Provider1")
+            var fileSide = try #require(file.interfaces[LocalAuthBusNames.providerInterface])
             fileSide.methods = fileSide.methods.mapValues { arguments in
                 arguments.map { argument in
                     let fields = argument.split(separator: " ")
@@ -125,7 +125,7 @@ struct ContractTests {
                 }
             }
             for difference in Self.differences(daemon: pythonSide, file: fileSide) {
-                Issue.record("Provider1 (reference-provider.py vs \(Self.relativeName(ProviderProtocol.providerInterface))): \(difference)")
+                Issue.record("Provider1 (reference-provider.py vs \(Self.relativeName(LocalAuthBusNames.providerInterface))): \(difference)")
             }
         }
     }
