@@ -529,11 +529,11 @@ public final class ProviderBackend: CapturingBackend {
         if stillArmed { deliveries.yield((session, .disconnected)) }
     }
 
-    /// Calls `member` of ``ProviderProtocol/provider`` on the believed connection `owner`.
+    /// Calls `member` of ``LocalAuthInterface/provider`` on the believed connection `owner`,
+    /// through its proxy: arguments and reply are checked against the declaration.
     private func callProvider(_ owner: String, _ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
-        assert(LocalAuthInterface.provider.method(member)?.inputSignature == DBusValue.signature(of: arguments), "\(member) does not match the Provider1 contract")
-        return try await connection.call(destination: owner, path: LocalAuthBusNames.providerPath, interface: LocalAuthBusNames.providerInterface,
-                                  member: member, arguments: arguments, timeout: timeout)
+        try await DBusProxy(LocalAuthInterface.provider, on: connection, destination: owner, path: LocalAuthBusNames.providerPath, timeout: timeout)
+            .call(member, arguments)
     }
 
     private func startEnrollment(_ enrollment: UInt64, user: UInt32, label: String, owner: String) async {

@@ -43,7 +43,7 @@ struct AgentCaller: AgentObserver {
 
     private func send(_ member: String, _ arguments: [DBusValue], to agent: ClientID) {
         // An agent that left is dropped by the engine when the bus says so; until then sends fail quietly.
-        try? connection.send(callTo: agent.rawValue, path: LocalAuthBusNames.agentPath, interface: LocalAuthBusNames.agentInterface,
-                             member: member, arguments: arguments)
+        try? DBusProxy(LocalAuthInterface.agent, on: connection, destination: agent.rawValue, path: LocalAuthBusNames.agentPath)
+            .send(member, arguments)
     }
 }

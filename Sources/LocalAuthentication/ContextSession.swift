@@ -193,8 +193,8 @@ final class ContextSession: Sendable {
             guard let (daemon, value) = state.withLock({ state in state.daemon.map { ($0, state.options.value(of: option)) } }) else { return }
             // The value is always acceptable to the daemon; a failure means the context is gone, which the next call reports.
             try? await daemon.connection.setProperty(
-                option.rawValue, to: value, interface: LocalAuthDaemon.contextInterface, path: daemon.path,
-                destination: LocalAuthDaemon.busName)
+                option.rawValue, to: value, interface: LocalAuthBusNames.contextInterface, path: daemon.path,
+                destination: LocalAuthBusNames.busName)
         case .submitPasscode(let passcode, let id, let isCredential):
             guard let daemon = state.withLock({ $0.evaluation?.id == id ? $0.daemon : nil }) else { return }
             do {
@@ -261,19 +261,19 @@ final class ContextSession: Sendable {
         let connection = try await DaemonBus.connection(to: bus.get())
         let options = state.withLock { $0.options.creationOptions }
         let reply = try await connection.call(
-            destination: LocalAuthDaemon.busName, path: LocalAuthDaemon.managerPath,
-            interface: LocalAuthDaemon.managerInterface, member: "CreateContext", arguments: [.vardict(options)])
+            destination: LocalAuthBusNames.busName, path: LocalAuthBusNames.managerPath,
+            interface: LocalAuthBusNames.managerInterface, member: "CreateContext", arguments: [.vardict(options)])
         guard let path = reply.first?.objectPath else {
             throw DBusError(.failed, "CreateContext replied (\(DBusValue.signature(of: reply))), not a context path")
         }
         let subscription: DBusSubscription
         do {
             subscription = try await connection.subscribe(
-                DBusMatchRule(path: path, interface: LocalAuthDaemon.contextInterface, member: "Prompt")
+                DBusMatchRule(path: path, interface: LocalAuthBusNames.contextInterface, member: "Prompt")
             ) { [weak self] signal in self?.receive(signal) }
         } catch {
             _ = try? await connection.call(
-                destination: LocalAuthDaemon.busName, path: path, interface: LocalAuthDaemon.contextInterface, member: "Invalidate")
+                destination: LocalAuthBusNames.busName, path: path, interface: LocalAuthBusNames.contextInterface, member: "Invalidate")
             throw error
         }
         let daemon = Daemon(connection: connection, path: path, subscription: subscription)
@@ -290,14 +290,14 @@ final class ContextSession: Sendable {
     private func call(_ daemon: Daemon, _ member: String, _ arguments: [DBusValue] = [],
                       timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
         try await daemon.connection.call(
-            destination: LocalAuthDaemon.busName, path: daemon.path, interface: LocalAuthDaemon.contextInterface,
+            destination: LocalAuthBusNames.busName, path: daemon.path, interface: LocalAuthBusNames.contextInterface,
             member: member, arguments: arguments, timeout: timeout)
     }
 
     /// Reads `BiometryType` and `EvaluatedPolicyDomainState`, which checks and evaluations change.
     private func refresh(_ daemon: Daemon) async {
         guard let values = try? await daemon.connection.allProperties(
-            interface: LocalAuthDaemon.contextInterface, path: daemon.path, destination: LocalAuthDaemon.busName)
+            interface: LocalAuthBusNames.contextInterface, path: daemon.path, destination: LocalAuthBusNames.busName)
         else { return }
         state.withLock { state in
             if let raw = values["BiometryType"]?.uint32, let type = LABiometryType(rawValue: Int(raw)) {

@@ -55,12 +55,12 @@ attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65
             let context = try await owner.createContext()
             let invalidated = try await owner.createContext()
             _ = try await owner.context(invalidated, "Invalidate")
-            let never = D.managerPath + "/context/999999"
+            let never = LocalAuthBusNames.managerPath + "/context/999999"
 
             // A stranger listening to everything the daemon sends, with ordinary match rules.
             let monitor = Process()
             monitor.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            monitor.arguments = Self.nobody + ["/usr/bin/gdbus", "monitor", "--address", bus.address, "--dest", D.busName]
+            monitor.arguments = Self.nobody + ["/usr/bin/gdbus", "monitor", "--address", bus.address, "--dest", LocalAuthBusNames.busName]
             let pipe = Pipe()
             monitor.standardOutput = pipe
             monitor.standardError = pipe

@@ -11,11 +11,8 @@ import Testing
 /// member is documented.
 @Suite("D-Bus contract files match the daemon", .timeLimit(.minutes(1)))
 struct ContractTests {
-    static let interfaces = [
-        DaemonUnderTest.managerInterface, DaemonUnderTest.contextInterface, DaemonUnderTest.simulatorInterface,
-        ReferenceProvider.hostInterface, ReferenceProvider.providerInterface,
-        DaemonUnderTest.agentInterface,
-    ]
+    /// Every interface of the one declaration; each has its contract file.
+    static let interfaces = LocalAuthInterface.all.map(\.name)
 
     /// The checkout root, found from this file: `<root>/Tests/LocalAuthServiceTests/ContractTests.swift`.
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
@@ -32,10 +29,10 @@ struct ContractTests {
             let client = try await Client(bus)
             let context = try await client.createContext()
             let objects = [
-                (path: DaemonUnderTest.managerPath, interface: DaemonUnderTest.managerInterface),
-                (path: context, interface: DaemonUnderTest.contextInterface),
-                (path: DaemonUnderTest.simulatorPath, interface: DaemonUnderTest.simulatorInterface),
-                (path: ReferenceProvider.hostPath, interface: ReferenceProvider.hostInterface),
+                (path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface),
+                (path: context, interface: LocalAuthBusNames.contextInterface),
+                (path: LocalAuthBusNames.simulatorPath, interface: LocalAuthBusNames.simulatorInterface),
+                (path: LocalAuthBusNames.providerHostPath, interface: LocalAuthBusNames.providerHostInterface),
             ]
             for object in objects {
                 let served = try await Self.introspect(bus, object.path)
@@ -49,7 +46,7 @@ struct ContractTests {
                 for difference in Self.differences(daemon: daemonSide, file: fileSide) {
                     Issue.record("\(object.interface) (\(object.path) vs \(Self.relativeName(object.interface))): \(difference)")
                 }
-                if object.path == DaemonUnderTest.managerPath {
+                if object.path == LocalAuthBusNames.managerPath {
                     #expect(Set(served.nodes).isSuperset(of: ["context", "providers", "simulator"]),
                             "\(object.path) should list the child nodes context, providers and simulator; it lists \(served.nodes)")
                 }
@@ -70,9 +67,9 @@ struct ContractTests {
             }
             connectionStaysOpen(client)
         }
-        let file = try String(contentsOf: Self.contractFile(DaemonUnderTest.managerInterface), encoding: .utf8)
+        let file = try String(contentsOf: Self.contractFile(LocalAuthBusNames.managerInterface), encoding: .utf8)
         for key in LocalAuthUserStateKey.allCases {
-            #expect(file.contains("\(key.rawValue) (\(key.signature)"), "\(Self.relativeName(DaemonUnderTest.managerInterface)) does not document \(key.rawValue) (\(key.signature))")
+            #expect(file.contains("\(key.rawValue) (\(key.signature)"), "\(Self.relativeName(LocalAuthBusNames.managerInterface)) does not document \(key.rawValue) (\(key.signature))")
         }
     }
 
@@ -152,8 +149,8 @@ struct ContractTests {
                                                             member: "GetConnectionUnixProcessID", arguments: [.string(candidate)]).first?.uint32
                 if pid == UInt32(agent.processIdentifier) { name = candidate }
             }
-            let served = try await Self.introspect(bus, DaemonUnderTest.agentPath, destination: try #require(name))
-            let interface = DaemonUnderTest.agentInterface
+            let served = try await Self.introspect(bus, LocalAuthBusNames.agentPath, destination: try #require(name))
+            let interface = LocalAuthBusNames.agentInterface
             let file = try await Self.canonical(Self.contractFile(interface))
             let agentSide = try #require(served.interfaces[interface], "the terminal agent does not introspect \(interface)")
             let fileSide = try #require(file.interfaces[interface])
@@ -161,6 +158,28 @@ struct ContractTests {
                 Issue.record("\(interface) (localauth agent vs \(Self.relativeName(interface))): \(difference)")
             }
         }
+    }
+
+    /// The Swift declaration (what the daemon's tables, proxies and introspection come from) says
+    /// exactly what the contract file says, for every interface, whoever serves it.
+    @Test(arguments: interfaces)
+    func theSwiftDeclarationIsTheContractFile(_ name: String) async throws {
+        let declaration = try #require(LocalAuthInterface.all.first { $0.name == name })
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("declaration-\(UUID().uuidString).xml")
+        try DBusInterfaceDescription.document([declaration]).write(to: scratch, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let declared = try #require(try await Self.canonical(scratch, describedAs: "LocalAuthInterface \(name)").interfaces[name])
+        let file = try #require(try await Self.canonical(Self.contractFile(name)).interfaces[name], "\(Self.relativeName(name)) does not describe \(name)")
+        for difference in Self.differences(daemon: declared, file: file) {
+            Issue.record("\(name) (LocalAuthInterface vs \(Self.relativeName(name))): \(difference)")
+        }
+    }
+
+    /// dbus/ holds a contract file for each declared interface and no other.
+    @Test func everyContractFileIsDeclared() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.repositoryRoot.appendingPathComponent("dbus").path)
+            .filter { $0.hasSuffix(".xml") }.map { String($0.dropLast(4)) }
+        #expect(Set(files) == Set(Self.interfaces), "dbus/*.xml \(files.sorted()) vs LocalAuthInterface.all \(Self.interfaces.sorted())")
     }
 
     @Test(arguments: interfaces)
@@ -203,7 +222,7 @@ struct ContractTests {
     }
 
     /// What `gdbus introspect --xml` reports for `path`, reduced to the canonical form.
-    static func introspect(_ bus: PrivateBus, _ path: String, destination: String = DaemonUnderTest.busName) async throws -> Node {
+    static func introspect(_ bus: PrivateBus, _ path: String, destination: String = LocalAuthBusNames.busName) async throws -> Node {
         let result = try await runTool("/usr/bin/gdbus", [
             "introspect", "--address", bus.address, "--dest", destination, "--object-path", path, "--xml",
         ])
