@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthAPI
 import LocalAuthDBus
+import LocalAuthProxies
 import Synchronization
 
 /// Makes a Swift program an authentication agent: it draws localauthd's sheet (reason, sensors,
@@ -145,7 +146,6 @@ public final class LAAuthenticationAgent: Sendable {
     }
 
     private func manager(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
-        try await connection.call(destination: LocalAuthBusNames.busName, path: LocalAuthBusNames.managerPath,
-                                  interface: LocalAuthBusNames.managerInterface, member: member, arguments: arguments)
+        try await ManagerProxy(connection).proxy.call(member, arguments)
     }
 }
