@@ -67,6 +67,22 @@ struct DispatchTests {
         }
     }
 
+    /// ProviderHost's stage runs before its table: a connection that is no provider's hears
+    /// AccessDenied whatever member or arguments it sends, and learns nothing else.
+    @Test func providerHostAdmitsNoStrangerWhateverItSends() async throws {
+        try await withDaemon { _, bus in
+            let client = try await Client(bus)
+            for (member, arguments) in [("ReportAvailability", [DBusValue.bool(true)]), ("ReportAvailability", [.uint32(1)]),
+                                        ("ReportAttempt", [.uint64(1), .string("match"), .string("")]), ("NoSuchMember", [])] {
+                let name = await errorName {
+                    _ = try await client.connection.call(destination: LocalAuthBusNames.busName, path: LocalAuthBusNames.providerHostPath,
+                                                         interface: LocalAuthBusNames.providerHostInterface, member: member, arguments: arguments)
+                }
+                #expect(name == DBusError.Name.accessDenied.rawValue, "\(member)(\(DBusValue.signature(of: arguments))) answered \(name ?? "success")")
+            }
+        }
+    }
+
     static func sample(_ type: String) -> DBusValue {
         switch type {
         case "s": .string("x")
