@@ -21,6 +21,15 @@ struct ContextObject: Sendable {
                 }
             }
         }
+        func plain(_ name: String, _ action: @escaping @Sendable (ContextID, ClientID) async throws -> Void) -> DBusVTable.Method {
+            rows.method(name, needs: .contextOwner) { call, _ throws(DBusError) in
+                let id = try Self.id(call)
+                return { bus in
+                    try await action(id, bus.caller.client)
+                    return []
+                }
+            }
+        }
         return DBusVTable(LocalAuthInterface.context, methods: [
             rows.method("CanEvaluatePolicy", needs: .contextOwner) { call, arguments throws(DBusError) in
                 let id = try Self.id(call)
@@ -53,27 +62,9 @@ struct ContextObject: Sendable {
                     return []
                 }
             },
-            rows.method("Fallback", needs: .contextOwner) { call, _ throws(DBusError) in
-                let id = try Self.id(call)
-                return { bus in
-                    try await engine.fallback(context: id, caller: bus.caller.client)
-                    return []
-                }
-            },
-            rows.method("Cancel", needs: .contextOwner) { call, _ throws(DBusError) in
-                let id = try Self.id(call)
-                return { bus in
-                    try await engine.cancel(context: id, caller: bus.caller.client)
-                    return []
-                }
-            },
-            rows.method("Invalidate", needs: .contextOwner) { call, _ throws(DBusError) in
-                let id = try Self.id(call)
-                return { bus in
-                    try await engine.invalidate(context: id, caller: bus.caller.client)
-                    return []
-                }
-            },
+            plain("Fallback") { try await engine.fallback(context: $0, caller: $1) },
+            plain("Cancel") { try await engine.cancel(context: $0, caller: $1) },
+            plain("Invalidate") { try await engine.invalidate(context: $0, caller: $1) },
         ], properties: rows.properties(needs: .contextOwner) { call, bus in
             Self.properties(of: try await engine.snapshot(of: try Self.id(call), caller: bus.caller.client))
         }, writers: [
