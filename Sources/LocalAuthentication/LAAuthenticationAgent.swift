@@ -91,18 +91,20 @@ public final class LAAuthenticationAgent: Sendable {
             switch (call.member, call.signature) {
             case ("BeginAuthentication", "ssa{sv}"):
                 let handle = try reader.string(), cookie = try reader.string(), fields = try reader.vardict()
+                let field = { (key: LocalAuthAgentRequestKey) in fields[key.rawValue] }
                 agent.cookies.withLock { $0[handle] = cookie }
                 continuation.yield(.began(Request(
-                    handle: handle, app: fields["App"]?.string ?? "", policy: LAPolicy(rawValue: Int(fields["Policy"]?.uint32 ?? 2)) ?? .deviceOwnerAuthentication,
-                    localizedReason: fields["Reason"]?.string ?? "", localizedFallbackTitle: fields["FallbackTitle"]?.string ?? "",
-                    localizedCancelTitle: fields["CancelTitle"]?.string ?? "", biometry: fields["Biometry"]?.strings ?? [],
-                    passcodeAllowed: fields["PasscodeAllowed"]?.bool ?? false, title: fields["Title"]?.string ?? "",
-                    faceUsageDescription: fields["FaceUsageDescription"]?.string, faceConsentQuestion: fields["FaceConsentQuestion"]?.string)))
+                    handle: handle, app: field(.app)?.string ?? "", policy: LAPolicy(rawValue: Int(field(.policy)?.uint32 ?? 2)) ?? .deviceOwnerAuthentication,
+                    localizedReason: field(.reason)?.string ?? "", localizedFallbackTitle: field(.fallbackTitle)?.string ?? "",
+                    localizedCancelTitle: field(.cancelTitle)?.string ?? "", biometry: field(.biometry)?.strings ?? [],
+                    passcodeAllowed: field(.passcodeAllowed)?.bool ?? false, title: field(.title)?.string ?? "",
+                    faceUsageDescription: field(.faceUsageDescription)?.string, faceConsentQuestion: field(.faceConsentQuestion)?.string)))
             case ("UpdateAuthentication", "ssa{sv}"):
                 let handle = try reader.string(), cookie = try reader.string(), fields = try reader.vardict()
+                let field = { (key: LocalAuthAgentUpdateKey) in fields[key.rawValue] }
                 agent.cookies.withLock { $0[handle] = cookie }
-                continuation.yield(.updated(handle: handle, kind: fields["Kind"]?.string ?? "", advice: fields["Advice"]?.string ?? "",
-                                            message: fields["Message"]?.string ?? ""))
+                continuation.yield(.updated(handle: handle, kind: field(.kind)?.string ?? "", advice: field(.advice)?.string ?? "",
+                                            message: field(.message)?.string ?? ""))
             case ("EndAuthentication", "ss"):
                 let handle = try reader.string(), result = try reader.string()
                 agent.cookies.withLock { $0[handle] = nil }

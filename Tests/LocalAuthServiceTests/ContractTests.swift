@@ -73,6 +73,15 @@ struct ContractTests {
         }
     }
 
+    /// The agent's request and update keys are documented in the Agent contract file as `Key (signature`.
+    @Test func agentKeysAreDocumented() throws {
+        let file = try String(contentsOf: Self.contractFile(LocalAuthBusNames.agentInterface), encoding: .utf8)
+        let keys = LocalAuthAgentRequestKey.allCases.map { ($0.rawValue, $0.signature) } + LocalAuthAgentUpdateKey.allCases.map { ($0.rawValue, $0.signature) }
+        for (key, signature) in keys {
+            #expect(file.contains("\(key) (\(signature)"), "\(Self.relativeName(LocalAuthBusNames.agentInterface)) does not document \(key) (\(signature))")
+        }
+    }
+
     /// The daemon calls providers through ``ProviderProtocol/provider``; served by a test double,
     /// it must introspect exactly as `dbus/org.localauth.Provider1.xml` says.
     @Test func theDaemonsProvider1DeclarationIsTheContractFile() async throws {
