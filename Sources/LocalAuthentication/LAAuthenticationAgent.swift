@@ -85,34 +85,40 @@ public final class LAAuthenticationAgent: Sendable {
                                               arguments: [.string(LocalAuthBusNames.busName)]).first?.string
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let agent = LAAuthenticationAgent(connection: connection, events: events)
-        try connection.register(path: LocalAuthBusNames.agentPath) { [weak agent] call in
-            guard call.sender == owner, let agent else { throw DBusError(.accessDenied, "Only localauthd may call this agent.") }
-            var reader = call.reader
-            switch (call.member, call.signature) {
-            case ("BeginAuthentication", "ssa{sv}"):
+        // The table checks member and signature; the admit stage lets only the daemon call.
+        let table = DBusVTable(LocalAuthInterface.agent, methods: [
+            .init("BeginAuthentication") { [weak agent] call throws(DBusError) in
+                var reader = call.reader
                 let handle = try reader.string(), cookie = try reader.string(), fields = try reader.vardict()
                 let field = { (key: LocalAuthAgentRequestKey) in fields[key.rawValue] }
-                agent.cookies.withLock { $0[handle] = cookie }
+                agent?.cookies.withLock { $0[handle] = cookie }
                 continuation.yield(.began(Request(
                     handle: handle, app: field(.app)?.string ?? "", policy: LAPolicy(rawValue: Int(field(.policy)?.uint32 ?? 2)) ?? .deviceOwnerAuthentication,
                     localizedReason: field(.reason)?.string ?? "", localizedFallbackTitle: field(.fallbackTitle)?.string ?? "",
                     localizedCancelTitle: field(.cancelTitle)?.string ?? "", biometry: field(.biometry)?.strings ?? [],
                     passcodeAllowed: field(.passcodeAllowed)?.bool ?? false, title: field(.title)?.string ?? "",
                     faceUsageDescription: field(.faceUsageDescription)?.string, faceConsentQuestion: field(.faceConsentQuestion)?.string)))
-            case ("UpdateAuthentication", "ssa{sv}"):
+                return .empty
+            },
+            .init("UpdateAuthentication") { [weak agent] call throws(DBusError) in
+                var reader = call.reader
                 let handle = try reader.string(), cookie = try reader.string(), fields = try reader.vardict()
                 let field = { (key: LocalAuthAgentUpdateKey) in fields[key.rawValue] }
-                agent.cookies.withLock { $0[handle] = cookie }
+                agent?.cookies.withLock { $0[handle] = cookie }
                 continuation.yield(.updated(handle: handle, kind: field(.kind)?.string ?? "", advice: field(.advice)?.string ?? "",
                                             message: field(.message)?.string ?? ""))
-            case ("EndAuthentication", "ss"):
+                return .empty
+            },
+            .init("EndAuthentication") { [weak agent] call throws(DBusError) in
+                var reader = call.reader
                 let handle = try reader.string(), result = try reader.string()
-                agent.cookies.withLock { $0[handle] = nil }
+                agent?.cookies.withLock { $0[handle] = nil }
                 continuation.yield(.ended(handle: handle, result: result))
-            default:
-                throw DBusError(.unknownMethod, "No method \(call.member)(\(call.signature)) on \(LocalAuthBusNames.agentInterface).")
-            }
-            return .empty
+                return .empty
+            },
+        ])
+        try connection.register(path: LocalAuthBusNames.agentPath, table: table) { [weak agent] call throws(DBusError) in
+            guard call.sender == owner, agent != nil else { throw DBusError(.accessDenied, "Only localauthd may call this agent.") }
         }
         let options: [String: DBusValue] = scope == .fallback ? ["Fallback": .bool(true)] : [:]
         let chosen = locale ?? ProcessInfo.processInfo.environment["LANG"] ?? "C"
