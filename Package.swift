@@ -29,7 +29,9 @@ let package = Package(
         // The real world behind the core's protocols: atomic state files, configuration files, the system clock.
         .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore", "CSystemd"]),
         // A small Swift layer over libdbus-1, shared by the daemon and clients.
-        .target(name: "LocalAuthDBus", dependencies: ["CDBus"]),
+        .target(name: "LocalAuthDBus", dependencies: ["CDBus", "LocalAuthAPI"]),
+        // Typed client proxies of the daemon's interfaces, built on LocalAuthAPI's declarations.
+        .target(name: "LocalAuthProxies", dependencies: ["LocalAuthAPI", "LocalAuthDBus"]),
         // Biometric providers in other processes: the BiometricBackend proxy, the ProviderHost object,
         // the daemon's own start mode (docs/providers.md).
         .target(name: "LocalAuthProviders", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus"]),
@@ -38,15 +40,15 @@ let package = Package(
         // The daemon: options, configuration, logging, signals.
         .executableTarget(name: "localauthd", dependencies: ["CommandLineKit", "LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus"]),
         // `import LocalAuthentication`: Apple's client API (LAContext, LAPolicy, LAError) talking to localauthd.
-        .target(name: "LocalAuthentication", dependencies: ["LocalAuthAPI", "LocalAuthDBus"]),
+        .target(name: "LocalAuthentication", dependencies: ["LocalAuthAPI", "LocalAuthDBus", "LocalAuthProxies"]),
         // Apple-platform code that builds unchanged against LocalAuthentication.
         .executableTarget(name: "BiometricAuthManagerExample", dependencies: ["LocalAuthentication"],
                           path: "Examples/BiometricAuthManager"),
         // Test doubles and a harness that drive the core without a bus, disk or real clock.
-        .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthDBus"]),
+        .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthDBus", "LocalAuthProxies"]),
 
         // The command-line client for people and scripts, over the D-Bus API only.
-        .executableTarget(name: "localauth", dependencies: ["CommandLineKit", "LocalAuthAPI", "LocalAuthDBus"]),
+        .executableTarget(name: "localauth", dependencies: ["CommandLineKit", "LocalAuthAPI", "LocalAuthDBus", "LocalAuthProxies"]),
 
         // A provider (org.localauth.Provider1) for real fingerprint readers, through fprintd.
         .executableTarget(name: "localauth-fprintd-provider", dependencies: ["LocalAuthBackends", "LocalAuthDBus"]),

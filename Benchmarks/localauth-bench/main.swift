@@ -129,7 +129,7 @@ for _ in 0..<options.runs {
     let can = try await perCall(calls) { _ = try await client.context(context, "CanEvaluatePolicy", [.uint32(2)]) }
     let cpu = (daemon.probe.cpuSeconds - cpuBefore) / Double(calls) * 1e6
     let peer = try await perCall(calls) {
-        _ = try await client.connection.call(destination: D.busName, path: D.managerPath, interface: "org.freedesktop.DBus.Peer", member: "Ping")
+        _ = try await client.connection.call(destination: LocalAuthBusNames.busName, path: LocalAuthBusNames.managerPath, interface: "org.freedesktop.DBus.Peer", member: "Ping")
     }
     let floor = try await perCall(calls) {
         _ = try await client.connection.call(destination: "org.localauth.BenchEcho", path: "/org/localauth/BenchEcho",
@@ -182,20 +182,20 @@ print("throughput measured")
 /// (the daemon, or the C floor that answers the same four calls with no work). Returns the D-Bus
 /// error name EvaluatePolicy ended with, nil on success.
 @discardableResult
-func evaluationCycle(_ c: Client, destination: String = D.busName, finger: String = "right-index-finger") async throws -> String? {
-    let manager = try await c.connection.call(destination: destination, path: D.managerPath, interface: D.managerInterface,
+func evaluationCycle(_ c: Client, destination: String = LocalAuthBusNames.busName, finger: String = "right-index-finger") async throws -> String? {
+    let manager = try await c.connection.call(destination: destination, path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface,
                                               member: "CreateContext", arguments: [.vardict([:])])
     guard let ctx = manager.first?.objectPath else { throw BenchError("CreateContext returned no context") }
-    _ = try await c.connection.call(destination: destination, path: D.simulatorPath, interface: D.simulatorInterface,
+    _ = try await c.connection.call(destination: destination, path: LocalAuthBusNames.simulatorPath, interface: LocalAuthBusNames.simulatorInterface,
                                     member: "Touch", arguments: [.string(finger)])
     var failure: String?
     do {
-        _ = try await c.connection.call(destination: destination, path: ctx, interface: D.contextInterface,
+        _ = try await c.connection.call(destination: destination, path: ctx, interface: LocalAuthBusNames.contextInterface,
                                         member: "EvaluatePolicy", arguments: [.uint32(1), .string("bench")])
     } catch let error as DBusError {
         failure = error.name.rawValue
     }
-    _ = try await c.connection.call(destination: destination, path: ctx, interface: D.contextInterface, member: "Invalidate")
+    _ = try await c.connection.call(destination: destination, path: ctx, interface: LocalAuthBusNames.contextInterface, member: "Invalidate")
     return failure
 }
 

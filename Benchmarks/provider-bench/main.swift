@@ -72,7 +72,7 @@ defer { simulatorDaemon.kill(); providerDaemon.kill() }
 let simulatorClient = try await Client(simulatorBus)
 try await simulatorClient.setUp(passcode: "bench-passcode", fingers: ["right-index-finger"])
 let prompts = Inbox<String>()
-_ = try await simulatorClient.connection.subscribe(DBusMatchRule(interface: D.contextInterface, member: "Prompt")) {
+_ = try await simulatorClient.connection.subscribe(DBusMatchRule(interface: LocalAuthBusNames.contextInterface, member: "Prompt")) {
     prompts.put($0.arguments.first?.string ?? "")
 }
 let simulatorRig = Rig(name: "built-in simulator", client: simulatorClient)

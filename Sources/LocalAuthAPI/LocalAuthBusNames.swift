@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /// The names of localauthd's D-Bus API v1 (`dbus/*.xml`), shared by the daemon and every client
-/// in this repository so that none of them spells them out on its own.
+/// in this repository so that none of them spells them out on its own. The interfaces behind
+/// these names are declared in ``LocalAuthInterface``.
 public enum LocalAuthBusNames {
     public static let busName = "org.localauth.LocalAuthentication1"
     public static let managerPath = "/org/localauth/LocalAuthentication1"
-    /// Contexts are `<contextRoot>/<n>`.
+    /// Contexts are `<contextRoot>/<n>`, n > 0.
     public static let contextRoot = "/org/localauth/LocalAuthentication1/context"
     public static let simulatorPath = "/org/localauth/LocalAuthentication1/simulator"
     public static let managerInterface = "org.localauth.LocalAuthentication1.Manager"
@@ -15,4 +16,22 @@ public enum LocalAuthBusNames {
     public static let agentPath = "/org/localauth/LocalAuthentication1/Agent"
     /// Error names are `<errorPrefix><Name>` (`…Error.BiometryLockout`).
     public static let errorPrefix = "org.localauth.LocalAuthentication1.Error."
+    /// Where providers report, on localauthd's own bus name.
+    public static let providerHostPath = "/org/localauth/LocalAuthentication1/providers"
+    public static let providerHostInterface = "org.localauth.LocalAuthentication1.ProviderHost"
+    /// What a provider serves, on its own bus name; the daemon calls it.
+    public static let providerInterface = "org.localauth.Provider1"
+    public static let providerPath = "/org/localauth/Provider1"
+    /// Errors a provider returns: `org.localauth.Provider1.Error.<Name>`.
+    public static let providerErrorPrefix = "org.localauth.Provider1.Error."
+
+    /// The object path of context number `number`.
+    public static func contextPath(_ number: UInt64) -> String { "\(contextRoot)/\(number)" }
+
+    /// The context number in a context object path, or nil for any other path.
+    public static func contextNumber(in path: String) -> UInt64? {
+        let prefix = contextRoot + "/"
+        guard path.hasPrefix(prefix), let number = UInt64(path.dropFirst(prefix.count)), number > 0 else { return nil }
+        return number
+    }
 }

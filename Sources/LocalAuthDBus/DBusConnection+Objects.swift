@@ -36,6 +36,21 @@ extension DBusConnection {
         }
     }
 
+    /// Serves `table` at `path` (and with `subtree`, below it): introspection is rendered from the
+    /// table's interface (listing `children`), its secret arguments are read as secrets and
+    /// scrubbed, and every call goes through ``DBusVTable/dispatch(_:)``. `admit` runs first, for
+    /// checks on the path itself (a subtree's object that does not exist).
+    public func register(
+        path: String, subtree: Bool = false, table: DBusVTable, children: [String] = [],
+        admit: (@Sendable (DBusMethodCall) throws(DBusError) -> Void)? = nil
+    ) throws {
+        try register(path: path, subtree: subtree, introspectionXML: DBusInterfaceDescription.document([table.interface], children: children),
+                     secretsOf: [table.interface]) { call throws(DBusError) in
+            try admit?(call)
+            return try table.dispatch(call)
+        }
+    }
+
     /// Stops handling calls to `path`. Calls already deferred can still be answered.
     public func unregister(path: String) {
         guard DBusSyntax.isValidObjectPath(path) else { return }

@@ -254,7 +254,7 @@ public final class ProviderBackend: CapturingBackend {
         for template in templates {
             do {
                 _ = try await callProvider(owner, "DeleteTemplate", [.uint32(user), .string(template)])
-            } catch let error as DBusError where error.name.rawValue == ProviderProtocol.providerErrorPrefix + "UnknownTemplate" {
+            } catch let error as DBusError where error.name.rawValue == LocalAuthBusNames.providerErrorPrefix + "UnknownTemplate" {
                 continue
             } catch {
                 log(.warning, "provider \(id): could not delete template \(template) of uid \(user): \(Self.describe(error))")
@@ -529,11 +529,11 @@ public final class ProviderBackend: CapturingBackend {
         if stillArmed { deliveries.yield((session, .disconnected)) }
     }
 
-    /// Calls `member` of ``ProviderProtocol/provider`` on the believed connection `owner`.
+    /// Calls `member` of ``LocalAuthInterface/provider`` on the believed connection `owner`,
+    /// through its proxy: arguments and reply are checked against the declaration.
     private func callProvider(_ owner: String, _ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
-        assert(ProviderProtocol.provider.method(member)?.inputSignature == DBusValue.signature(of: arguments), "\(member) does not match the Provider1 contract")
-        return try await connection.call(destination: owner, path: ProviderProtocol.providerPath, interface: ProviderProtocol.providerInterface,
-                                  member: member, arguments: arguments, timeout: timeout)
+        try await DBusProxy(LocalAuthInterface.provider, on: connection, destination: owner, path: LocalAuthBusNames.providerPath, timeout: timeout)
+            .call(member, arguments)
     }
 
     private func startEnrollment(_ enrollment: UInt64, user: UInt32, label: String, owner: String) async {
@@ -567,9 +567,9 @@ public final class ProviderBackend: CapturingBackend {
     private static func enrollStartFailure(_ error: any Error, provider: String) -> LocalAuthError {
         guard let error = error as? DBusError else { return LocalAuthError(.serviceFailure, "The provider \(provider) could not start the enrollment: \(error)") }
         switch error.name.rawValue {
-        case ProviderProtocol.providerErrorPrefix + "Busy":
+        case LocalAuthBusNames.providerErrorPrefix + "Busy":
             return LocalAuthError(.busy, "Another program is using the sensor of provider \(provider); try again when it is done.")
-        case ProviderProtocol.providerErrorPrefix + "EnrollFailed":
+        case LocalAuthBusNames.providerErrorPrefix + "EnrollFailed":
             return LocalAuthError(.serviceFailure, "The provider \(provider) could not start the enrollment: \(error.message.prefix(200))")
         default:
             return LocalAuthError(.biometryNotAvailable, "The provider \(provider) could not start the enrollment (\(describe(error))); check `localauth backends` and try again.")

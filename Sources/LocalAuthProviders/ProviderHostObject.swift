@@ -21,14 +21,44 @@ public final class ProviderHostObject: Sendable {
         self.log = log
     }
 
-    public func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
-        let interface = ProviderProtocol.host
-        if let name = call.interface, name != interface.name {
-            throw DBusError(.unknownInterface, "This object has no interface \"\(name)\"; it implements \(interface.name).")
+    /// The ProviderHost's table: one row per member of ``LocalAuthInterface/providerHost``,
+    /// answered on the connection's queue. ``admit(_:)`` runs before it.
+    public var table: DBusVTable {
+        func row(_ name: String, _ body: @escaping @Sendable (ProviderBackend, inout DBusArgumentReader) throws(DBusError) -> Void) -> DBusVTable.Method {
+            DBusVTable.Method(name) { [self] call throws(DBusError) in
+                let backend = try registered(call)
+                var arguments = call.reader
+                do throws(DBusError) {
+                    try body(backend, &arguments)
+                } catch {
+                    log(.warning, "provider \(backend.id): \(call.member) refused: \(error.message)")
+                    throw error
+                }
+                return .empty
+            }
         }
-        guard let method = interface.method(call.member) else {
-            throw DBusError(.unknownMethod, "\(interface.name) has no method \"\(call.member)\".")
-        }
+        return DBusVTable(LocalAuthInterface.providerHost, methods: [
+            row("ReportAttempt") { backend, arguments throws(DBusError) in
+                try backend.reportAttempt(session: try arguments.uint64(), result: try arguments.string(), detail: try arguments.string())
+            },
+            row("ReportEnrollment") { backend, arguments throws(DBusError) in
+                try backend.reportEnrollment(try arguments.uint64(), status: try arguments.string(), completedStages: try arguments.uint32(),
+                                             detail: try arguments.string())
+            },
+            row("ReportAvailability") { backend, arguments throws(DBusError) in
+                backend.reportAvailability(try arguments.bool())
+            },
+        ])
+    }
+
+    /// This object's authorization stage, "registered provider only": before the
+    /// table looks at the member or its arguments, a caller that is not a running provider's
+    /// connection is refused `AccessDenied`, so a stranger learns nothing from other errors.
+    @Sendable public func admit(_ call: DBusMethodCall) throws(DBusError) {
+        _ = try registered(call)
+    }
+
+    private func registered(_ call: DBusMethodCall) throws(DBusError) -> ProviderBackend {
         guard let sender = call.sender, let backend = backends.first(where: { $0.isOwner(sender) }) else {
             let first = refused.withLock { refused in
                 if refused.count >= Self.refusalsRemembered { refused.removeAll() }
@@ -39,24 +69,6 @@ public final class ProviderHostObject: Sendable {
             }
             throw .accessDenied("Only an enabled provider's registered connection may report to localauthd.")
         }
-        do throws(DBusError) {
-            try call.requireSignature(method.inputSignature)
-            var arguments = call.reader
-            switch call.member {
-            case "ReportAttempt":
-                try backend.reportAttempt(session: try arguments.uint64(), result: try arguments.string(), detail: try arguments.string())
-            case "ReportEnrollment":
-                try backend.reportEnrollment(try arguments.uint64(), status: try arguments.string(), completedStages: try arguments.uint32(),
-                                             detail: try arguments.string())
-            case "ReportAvailability":
-                backend.reportAvailability(try arguments.bool())
-            default:
-                throw DBusError(.unknownMethod, "\(interface.name) has no method \"\(call.member)\".")
-            }
-        } catch {
-            log(.warning, "provider \(backend.id): \(call.member) refused: \(error.message)")
-            throw error
-        }
-        return .empty
+        return backend
     }
 }

@@ -10,30 +10,31 @@ struct AgentCaller: AgentObserver {
     let connection: DBusConnection
 
     func agentBegin(_ request: AgentRequest, agent: ClientID) {
-        var fields: [String: DBusValue] = [
-            "App": .string(request.app),
-            "User": .uint32(request.user),
-            "Policy": .uint32(UInt32(request.policy.rawValue)),
-            "Reason": .string(request.reason),
-            "FallbackTitle": .string(request.fallbackTitle),
-            "CancelTitle": .string(request.cancelTitle),
-            "Biometry": .strings(request.biometry.sorted().map(\.rawValue)),
-            "PasscodeAllowed": .bool(request.passcodeAllowed),
-            "Title": .string(request.title),
+        var fields: [LocalAuthAgentRequestKey: DBusValue] = [
+            .app: .string(request.app),
+            .user: .uint32(request.user),
+            .policy: .uint32(UInt32(request.policy.rawValue)),
+            .reason: .string(request.reason),
+            .fallbackTitle: .string(request.fallbackTitle),
+            .cancelTitle: .string(request.cancelTitle),
+            .biometry: .strings(request.biometry.sorted().map(\.rawValue)),
+            .passcodeAllowed: .bool(request.passcodeAllowed),
+            .title: .string(request.title),
         ]
         if let description = request.faceUsageDescription, let question = request.faceConsentQuestion {
-            fields["FaceUsageDescription"] = .string(description)
-            fields["FaceConsentQuestion"] = .string(question)
+            fields[.faceUsageDescription] = .string(description)
+            fields[.faceConsentQuestion] = .string(question)
         }
-        send("BeginAuthentication", [.string(request.handle), .string(request.cookie), .vardict(fields)], to: agent)
+        let encoded = Dictionary(uniqueKeysWithValues: fields.map { ($0.key.rawValue, $0.value) })
+        send("BeginAuthentication", [.string(request.handle), .string(request.cookie), .vardict(encoded)], to: agent)
     }
 
     func agentUpdate(_ update: AgentUpdate, agent: ClientID) {
         send("UpdateAuthentication", [.string(update.handle), .string(update.cookie), .vardict([
-            "Kind": .string(update.kind),
-            "Advice": .string(update.advice),
-            "Sensors": .strings(update.sensors.sorted().map(\.rawValue)),
-            "Message": .string(update.message),
+            LocalAuthAgentUpdateKey.kind.rawValue: .string(update.kind),
+            LocalAuthAgentUpdateKey.advice.rawValue: .string(update.advice),
+            LocalAuthAgentUpdateKey.sensors.rawValue: .strings(update.sensors.sorted().map(\.rawValue)),
+            LocalAuthAgentUpdateKey.message.rawValue: .string(update.message),
         ])], to: agent)
     }
 
@@ -43,7 +44,7 @@ struct AgentCaller: AgentObserver {
 
     private func send(_ member: String, _ arguments: [DBusValue], to agent: ClientID) {
         // An agent that left is dropped by the engine when the bus says so; until then sends fail quietly.
-        try? connection.send(callTo: agent.rawValue, path: LocalAuthBusNames.agentPath, interface: LocalAuthBusNames.agentInterface,
-                             member: member, arguments: arguments)
+        try? DBusProxy(LocalAuthInterface.agent, on: connection, destination: agent.rawValue, path: LocalAuthBusNames.agentPath)
+            .send(member, arguments)
     }
 }

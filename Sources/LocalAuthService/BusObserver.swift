@@ -41,7 +41,7 @@ final class BusObserver: EngineObserver {
 
     func prompt(_ prompt: Prompt, context: ContextID, owner: ClientID) {
         try? connection.emitSignal(
-            path: BusContract.contextPath(context.rawValue), interface: BusContract.context.name, member: "Prompt",
+            path: LocalAuthBusNames.contextPath(context.rawValue), interface: LocalAuthBusNames.contextInterface, member: "Prompt",
             arguments: [.string(prompt.kind.rawValue), .string(prompt.message)], destination: owner.rawValue)
     }
 
@@ -61,9 +61,9 @@ final class BusObserver: EngineObserver {
         }
         guard !changed.isEmpty else { return }
         try? connection.emitSignal(
-            path: BusContract.contextPath(snapshot.id.rawValue), interface: DBusPropertyRequest.interface,
+            path: LocalAuthBusNames.contextPath(snapshot.id.rawValue), interface: DBusPropertyRequest.interface,
             member: "PropertiesChanged",
-            arguments: [.string(BusContract.context.name), .vardict(changed), .strings([])],
+            arguments: [.string(LocalAuthBusNames.contextInterface), .vardict(changed), .strings([])],
             destination: snapshot.owner.rawValue)
     }
 
@@ -83,7 +83,7 @@ final class BusObserver: EngineObserver {
         let value = ManagerObject.encode(state)
         let recipients = watchers.withLock { $0.recipients(of: uid, value) }
         for client in recipients {
-            try? connection.emitSignal(path: BusContract.managerPath, interface: BusContract.manager.name,
+            try? connection.emitSignal(path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface,
                                        member: "UserStateChanged", arguments: [value], destination: client.rawValue)
         }
     }
@@ -96,7 +96,7 @@ final class BusObserver: EngineObserver {
             return last != value
         }
         guard changed else { return }
-        try? connection.emitPropertiesChanged(path: BusContract.managerPath, interface: BusContract.manager.name,
+        try? connection.emitPropertiesChanged(path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface,
                                               changed: ["Backends": value])
     }
 

@@ -28,22 +28,3 @@ extension CallerDirectory {
         return .deferred
     }
 }
-
-/// The checks every object does before dispatching on the member.
-enum CallCheck {
-    /// The method `call` names on `interface`, with its arguments' signature checked.
-    static func method(of call: DBusMethodCall, in interface: DBusInterfaceDescription) throws(DBusError) -> DBusInterfaceDescription.Method {
-        if let name = call.interface, name != interface.name {
-            throw DBusError(.unknownInterface, "This object has no interface \"\(name)\"; it implements \(interface.name).")
-        }
-        guard let method = interface.method(call.member) else { throw .unknownMember(call.member, of: interface) }
-        try call.requireSignature(method.inputSignature)
-        return method
-    }
-
-    static func interface(_ requested: String, is interface: DBusInterfaceDescription) throws(DBusError) {
-        guard requested == interface.name else {
-            throw DBusError(.unknownInterface, "This object has no properties of interface \"\(requested)\"; it implements \(interface.name).")
-        }
-    }
-}

@@ -6,98 +6,81 @@ import LocalAuthDBus
 /// Only the client that created a context may call it or read its properties (the engine checks).
 struct ContextObject: Sendable {
     let engine: PolicyEngine
-    let directory: CallerDirectory
 
-    func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
-        guard let number = BusContract.contextNumber(in: call.path) else {
-            throw DBusError(.unknownObject, "No object at \(call.path); contexts are \(BusContract.contextRoot)/<n>, created by CreateContext.")
-        }
-        let id = ContextID(number)
-        if let request = try DBusPropertyRequest(call) { return try properties(request, call, id) }
-        _ = try CallCheck.method(of: call, in: BusContract.context)
-        var arguments = call.reader
+    /// The Context's table: one row per member of ``LocalAuthInterface/context``; every row and
+    /// property needs ``BusAccess/contextOwner``, which the engine checks.
+    func table(_ rows: BusTable) -> DBusVTable {
         let engine = self.engine
-        switch call.member {
-        case "CanEvaluatePolicy":
-            let policy = try Self.policy(try arguments.uint32())
-            return directory.respond(to: call) { bus in
-                try await engine.canEvaluatePolicy(policy, context: id, caller: bus.caller.client)
-                return []
-            }
-        case "EvaluatePolicy":
-            let policy = try Self.policy(try arguments.uint32())
-            let reason = try arguments.string()
-            let reply = call.reply
-            return directory.respond(to: call) { bus in
-                await engine.beginEvaluation(policy, reason: reason, context: id, caller: bus.caller.client) { result in
-                    switch result {
-                    case .success: reply.send([])
-                    case .failure(let error): reply.fail(error.dbusError)
-                    }
+        func writer(_ change: @escaping @Sendable (DBusValue) -> ContextOptionChange?) -> DBusVTable.PropertyWriter {
+            rows.writer(needs: .contextOwner) { call, value throws(DBusError) in
+                let id = try Self.id(call)
+                guard let change = change(value) else { throw .invalidArgs("\(value.signature) is not this property's type.") }
+                return { bus in
+                    try await engine.updateOptions(of: id, caller: bus.caller.client, change)
+                    return []
                 }
-                return nil
             }
-        case "SubmitPasscode":
-            let passcode = Passcode(try arguments.secret())
-            return directory.respond(to: call) { bus in
-                try await engine.submitPasscode(passcode, context: id, caller: bus.caller.client)
-                return []
-            }
-        case "Fallback":
-            return directory.respond(to: call) { bus in
-                try await engine.fallback(context: id, caller: bus.caller.client)
-                return []
-            }
-        case "Cancel":
-            return directory.respond(to: call) { bus in
-                try await engine.cancel(context: id, caller: bus.caller.client)
-                return []
-            }
-        case "Invalidate":
-            return directory.respond(to: call) { bus in
-                try await engine.invalidate(context: id, caller: bus.caller.client)
-                return []
-            }
-        default:
-            throw .unknownMember(call.member, of: BusContract.context)
         }
+        func plain(_ name: String, _ action: @escaping @Sendable (ContextID, ClientID) async throws -> Void) -> DBusVTable.Method {
+            rows.method(name, needs: .contextOwner) { call, _ throws(DBusError) in
+                let id = try Self.id(call)
+                return { bus in
+                    try await action(id, bus.caller.client)
+                    return []
+                }
+            }
+        }
+        return DBusVTable(LocalAuthInterface.context, methods: [
+            rows.method("CanEvaluatePolicy", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let policy = try Self.policy(try arguments.uint32())
+                return { bus in
+                    try await engine.canEvaluatePolicy(policy, context: id, caller: bus.caller.client)
+                    return []
+                }
+            },
+            rows.method("EvaluatePolicy", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let policy = try Self.policy(try arguments.uint32())
+                let reason = try arguments.string()
+                let reply = call.reply
+                return { bus in
+                    await engine.beginEvaluation(policy, reason: reason, context: id, caller: bus.caller.client) { result in
+                        switch result {
+                        case .success: reply.send([])
+                        case .failure(let error): reply.fail(error.dbusError)
+                        }
+                    }
+                    return nil
+                }
+            },
+            rows.method("SubmitPasscode", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let passcode = Passcode(try arguments.secret())
+                return { bus in
+                    try await engine.submitPasscode(passcode, context: id, caller: bus.caller.client)
+                    return []
+                }
+            },
+            plain("Fallback") { try await engine.fallback(context: $0, caller: $1) },
+            plain("Cancel") { try await engine.cancel(context: $0, caller: $1) },
+            plain("Invalidate") { try await engine.invalidate(context: $0, caller: $1) },
+        ], properties: rows.properties(needs: .contextOwner) { call, bus in
+            Self.properties(of: try await engine.snapshot(of: try Self.id(call), caller: bus.caller.client))
+        }, writers: [
+            "LocalizedFallbackTitle": writer { $0.string.map(ContextOptionChange.localizedFallbackTitle) },
+            "LocalizedCancelTitle": writer { $0.string.map(ContextOptionChange.localizedCancelTitle) },
+            "InteractionNotAllowed": writer { $0.bool.map(ContextOptionChange.interactionNotAllowed) },
+            "AllowableReuseDuration": writer { $0.double.map(ContextOptionChange.allowableReuseDuration) },
+        ])
     }
 
-    private func properties(_ request: DBusPropertyRequest, _ call: DBusMethodCall, _ id: ContextID) throws(DBusError) -> DBusMethodReply {
-        let engine = self.engine
-        switch request {
-        case .get(let interface, let name):
-            try CallCheck.interface(interface, is: BusContract.context)
-            guard BusContract.context.property(name) != nil else { throw .unknownProperty(name, of: BusContract.context) }
-            return directory.respond(to: call) { bus in
-                let snapshot = try await engine.snapshot(of: id, caller: bus.caller.client)
-                return [.variant(Self.properties(of: snapshot)[name]!)]
-            }
-        case .getAll(let interface):
-            try CallCheck.interface(interface, is: BusContract.context)
-            return directory.respond(to: call) { bus in
-                [.vardict(Self.properties(of: try await engine.snapshot(of: id, caller: bus.caller.client)))]
-            }
-        case .set(let interface, let name, let value):
-            try CallCheck.interface(interface, is: BusContract.context)
-            guard let property = BusContract.context.property(name) else { throw .unknownProperty(name, of: BusContract.context) }
-            guard property.access == .readwrite else { throw DBusError(.propertyReadOnly, "\(name) is read-only.") }
-            guard value.signature == property.type else {
-                throw .invalidArgs("\(name) is of type \(property.type), not \(value.signature).")
-            }
-            let change: ContextOptionChange
-            switch value {
-            case .string(let text) where name == "LocalizedFallbackTitle": change = .localizedFallbackTitle(text)
-            case .string(let text): change = .localizedCancelTitle(text)
-            case .bool(let flag): change = .interactionNotAllowed(flag)
-            case .double(let seconds): change = .allowableReuseDuration(seconds)
-            default: throw .invalidArgs("\(name) cannot be set to \(value.signature).")
-            }
-            return directory.respond(to: call) { bus in
-                try await engine.updateOptions(of: id, caller: bus.caller.client, change)
-                return []
-            }
+    /// The context a call's path names; `UnknownObject` for any other path below the root.
+    static func id(_ call: DBusMethodCall) throws(DBusError) -> ContextID {
+        guard let number = LocalAuthBusNames.contextNumber(in: call.path) else {
+            throw DBusError(.unknownObject, "No object at \(call.path); contexts are \(LocalAuthBusNames.contextRoot)/<n>, created by CreateContext.")
         }
+        return ContextID(number)
     }
 
     static func properties(of snapshot: ContextSnapshot) -> [String: DBusValue] {

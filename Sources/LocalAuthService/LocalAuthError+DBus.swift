@@ -40,13 +40,3 @@ extension LAErrorCode {
         return name
     }
 }
-
-extension DBusError {
-    static func unknownMember(_ member: String, of interface: DBusInterfaceDescription) -> DBusError {
-        DBusError(.unknownMethod, "\(interface.name) has no method \"\(member)\"; see `gdbus introspect` for the API.")
-    }
-
-    static func unknownProperty(_ name: String, of interface: DBusInterfaceDescription) -> DBusError {
-        DBusError(.unknownProperty, "\(interface.name) has no property \"\(name)\".")
-    }
-}

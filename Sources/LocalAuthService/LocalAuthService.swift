@@ -89,25 +89,19 @@ public final class LocalAuthService: Sendable {
 
         let directory = CallerDirectory(connection: connection, limits: RequestQueueLimits(configuration), log: log)
         let enrollments = EnrollmentRegistry(capturing: Set(providers.map(\.modality)))
-        let manager = ManagerObject(engine: engine, directory: directory, observer: observer, enrollments: enrollments,
+        let rows = BusTable(directory: directory,
+                            stage: AccessStage(engine: engine, daemonUser: currentUserID(), simulatorGroup: simulatorGroup))
+        let manager = ManagerObject(engine: engine, observer: observer, enrollments: enrollments,
                                     identify: ProcessIdentity.app(ofProcess:))
         let providerHost = ProviderHostObject(backends: providers, log: log)
-        let context = ContextObject(engine: engine, directory: directory)
-        let simulator = SimulatorObject(engine: engine, directory: directory, queue: queue, fingerprint: fingerprint, face: face,
-                                        observer: observer, daemonUser: currentUserID(), simulatorGroup: simulatorGroup)
+        let simulator = SimulatorObject(engine: engine, queue: queue, fingerprint: fingerprint, face: face, observer: observer)
         do {
-            try connection.register(path: BusContract.managerPath,
-                                    introspectionXML: DBusInterfaceDescription.document([BusContract.manager], children: ["context", "providers", "simulator"]),
-                                    secretsOf: [BusContract.manager], handler: manager.handle)
-            try connection.register(path: BusContract.contextRoot, subtree: true,
-                                    introspectionXML: DBusInterfaceDescription.document([BusContract.context]),
-                                    secretsOf: [BusContract.context], handler: context.handle)
-            try connection.register(path: BusContract.simulatorPath,
-                                    introspectionXML: DBusInterfaceDescription.document([BusContract.simulator]),
-                                    handler: simulator.handle)
-            try connection.register(path: ProviderProtocol.hostPath,
-                                    introspectionXML: DBusInterfaceDescription.document([ProviderProtocol.host]),
-                                    handler: providerHost.handle)
+            try connection.register(path: LocalAuthBusNames.managerPath, table: manager.table(rows),
+                                    children: ["context", "providers", "simulator"])
+            try connection.register(path: LocalAuthBusNames.contextRoot, subtree: true,
+                                    table: ContextObject(engine: engine).table(rows)) { call throws(DBusError) in _ = try ContextObject.id(call) }
+            try connection.register(path: LocalAuthBusNames.simulatorPath, table: simulator.table(rows))
+            try connection.register(path: LocalAuthBusNames.providerHostPath, table: providerHost.table, admit: providerHost.admit)
             let trimmer = HeapTrimmer()
             _ = try await connection.watchNameOwners { change in
                 guard change.newOwner == nil, change.name.hasPrefix(":") else { return }
@@ -121,7 +115,7 @@ public final class LocalAuthService: Sendable {
                     trimmer.released(contexts: dropped)
                 }
             }
-            try await connection.requestName(BusContract.busName)
+            try await connection.requestName(LocalAuthBusNames.busName)
             for provider in providers {
                 provider.onChange { Task { observer.backendsChanged(await ManagerObject.backends(engine)) } }
                 try await provider.start()
@@ -129,7 +123,7 @@ public final class LocalAuthService: Sendable {
         } catch {
             providers.forEach { $0.stop() }
             connection.close()
-            throw StartError(exitStatus: 69, description: "cannot serve \(BusContract.busName) on \(bus): \(error)")
+            throw StartError(exitStatus: 69, description: "cannot serve \(LocalAuthBusNames.busName) on \(bus): \(error)")
         }
         return LocalAuthService(engine: engine, connection: connection, providers: providers)
     }

@@ -4,137 +4,152 @@ import LocalAuthCore
 import LocalAuthDBus
 
 /// `/org/localauth/LocalAuthentication1`, interface `…Manager`: contexts and the caller's own
-/// user state. Translates only; every rule is the engine's.
+/// user state. Translates only: access is the table's ``AccessStage``, every other rule the engine's.
 struct ManagerObject: Sendable {
     let engine: PolicyEngine
-    let directory: CallerDirectory
     let observer: BusObserver
     /// Enrollments that take captures on a provider, per calling connection.
     let enrollments: EnrollmentRegistry
     /// The app identity of a process (``ProcessIdentity``), for per-app face consent.
     let identify: @Sendable (UInt32?) -> String?
 
-    func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
-        if let request = try DBusPropertyRequest(call) { return try properties(request, call) }
-        _ = try CallCheck.method(of: call, in: BusContract.manager)
-        var arguments = call.reader
-        let engine = self.engine
-        switch call.member {
-        case "CreateContext":
-            let decoded = try ContextOptionsDecoder.decode(try arguments.vardict())
-            let identify = self.identify
-            return directory.respond(to: call) { bus in
-                var request = decoded
-                request.options.appIdentity = identify(bus.credentials.pid) ?? "unidentified"
-                // The engine asks about User and a true Unlock itself; `Unlock: false` is refused alike.
-                if request.namesUnlock && !request.options.isUnlockContext {
-                    try await engine.authorize(.actForOtherUsers, caller: bus.caller)
+    /// The Manager's table: one row per member of ``LocalAuthInterface/manager``.
+    func table(_ rows: BusTable) -> DBusVTable {
+        let (engine, observer, enrollments, identify) = (self.engine, self.observer, self.enrollments, self.identify)
+        let stage = rows.stage
+        return DBusVTable(LocalAuthInterface.manager, methods: [
+            rows.method("CreateContext", needs: .anyone) { _, arguments throws(DBusError) in
+                let decoded = try ContextOptionsDecoder.decode(try arguments.vardict())
+                return { bus in
+                    var request = decoded
+                    request.options.appIdentity = identify(bus.credentials.pid) ?? "unidentified"
+                    // The engine asks about User and a true Unlock itself; `Unlock: false` is refused alike.
+                    if request.namesUnlock && !request.options.isUnlockContext {
+                        try await stage.check(.privileged(.actForOtherUsers), bus)
+                    }
+                    let id = try await engine.createContext(for: bus.caller, options: request.options)
+                    return [.objectPath(LocalAuthBusNames.contextPath(id.rawValue))]
                 }
-                let id = try await engine.createContext(for: bus.caller, options: request.options)
-                return [.objectPath(BusContract.contextPath(id.rawValue))]
-            }
-        case "GetUserState":
-            let observer = self.observer
-            return directory.respond(to: call) { bus in
-                observer.watchUserState(bus.caller.client, uid: bus.caller.uid)
-                return [Self.encode(await engine.userState(of: bus.caller.uid))]
-            }
-        case "SetPasscode":
-            let current = Passcode(try arguments.secret()), new = Passcode(try arguments.secret())
-            return directory.respond(to: call) { bus in
-                try await engine.setPasscode(current: current, new: new, caller: bus.caller)
-                return []
-            }
-        case "RemovePasscode":
-            let current = Passcode(try arguments.secret())
-            return directory.respond(to: call) { bus in
-                try await engine.removePasscode(current: current, caller: bus.caller)
-                return []
-            }
-        case "Enroll", "Unenroll":
-            let modality = try Self.modality(try arguments.string())
-            let label = try arguments.string()
-            let passcode = Passcode(try arguments.secret())
-            let enrolling = call.member == "Enroll"
-            if enrolling && enrollments.capturing.contains(modality) {
-                return enrollWithCaptures(call, modality: modality, label: label, passcode: passcode)
-            }
-            return directory.respond(to: call) { bus in
-                if enrolling {
+            },
+            rows.method("GetUserState", needs: .anyone) { _, _ in
+                { bus in
+                    observer.watchUserState(bus.caller.client, uid: bus.caller.uid)
+                    return [Self.encode(await engine.userState(of: bus.caller.uid))]
+                }
+            },
+            rows.method("SetPasscode", needs: .anyone) { _, arguments throws(DBusError) in
+                let current = Passcode(try arguments.secret()), new = Passcode(try arguments.secret())
+                return { bus in
+                    try await engine.setPasscode(current: current, new: new, caller: bus.caller)
+                    return []
+                }
+            },
+            rows.method("RemovePasscode", needs: .anyone) { _, arguments throws(DBusError) in
+                let current = Passcode(try arguments.secret())
+                return { bus in
+                    try await engine.removePasscode(current: current, caller: bus.caller)
+                    return []
+                }
+            },
+            DBusVTable.Method("Enroll") { call throws(DBusError) in
+                var arguments = call.reader
+                let modality = try Self.modality(try arguments.string())
+                let label = try arguments.string()
+                let passcode = Passcode(try arguments.secret())
+                if enrollments.capturing.contains(modality) {
+                    return enrollWithCaptures(call, rows, modality: modality, label: label, passcode: passcode)
+                }
+                return rows.respond(call, needs: .anyone) { bus in
                     try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller)
-                } else {
-                    try await engine.unenroll(modality, label: label, passcode: passcode, caller: bus.caller)
+                    return []
                 }
-                return []
-            }
-        case "SetRequireAttention":
-            let enabled = try arguments.bool()
-            let passcode = Passcode(try arguments.secret())
-            return directory.respond(to: call) { bus in
-                try await engine.setRequireAttention(enabled, passcode: passcode, caller: bus.caller)
-                return []
-            }
-        case "ResetLockout":
-            let uid = try arguments.uint32()
-            return directory.respond(to: call) { bus in
-                try await engine.resetLockout(user: uid, caller: bus.caller)
-                return []
-            }
-        case "CancelEnrollment":
+            },
+            rows.method("Unenroll", needs: .anyone) { _, arguments throws(DBusError) in
+                let modality = try Self.modality(try arguments.string())
+                let label = try arguments.string()
+                let passcode = Passcode(try arguments.secret())
+                return { bus in
+                    try await engine.unenroll(modality, label: label, passcode: passcode, caller: bus.caller)
+                    return []
+                }
+            },
+            rows.method("SetRequireAttention", needs: .anyone) { _, arguments throws(DBusError) in
+                let enabled = try arguments.bool()
+                let passcode = Passcode(try arguments.secret())
+                return { bus in
+                    try await engine.setRequireAttention(enabled, passcode: passcode, caller: bus.caller)
+                    return []
+                }
+            },
+            rows.method("ResetLockout", needs: .privilegedByEngine(.resetLockout)) { _, arguments throws(DBusError) in
+                let uid = try arguments.uint32()
+                return { bus in
+                    try await engine.resetLockout(user: uid, caller: bus.caller)
+                    return []
+                }
+            },
             // Not queued behind the caller's running Enroll: only that connection's own enrollment is cancelled.
-            if let sender = call.sender { enrollments.cancel(ClientID(sender)) }
-            return .empty
-        case "RegisterAgent":
-            let locale = try arguments.string()
-            let scope = try Self.agentScope(try arguments.vardict())
-            return directory.respond(to: call) { bus in
-                try await engine.registerAgent(bus.caller, locale: locale, scope: scope)
-                return []
-            }
-        case "UnregisterAgent":
-            return directory.respond(to: call) { bus in
-                try await engine.unregisterAgent(bus.caller.client)
-                return []
-            }
-        case "AgentResponse":
-            let cookie = try arguments.string()
-            let response = try arguments.string()
-            let answer = try Self.agentAnswer(response, Passcode(try arguments.secret()))
-            return directory.respond(to: call) { bus in
-                try await engine.agentResponse(cookie: cookie, answer, caller: bus.caller)
-                return []
-            }
-        case "GetFaceConsents":
-            return directory.respond(to: call) { bus in
-                let decisions = await engine.faceConsentDecisions(of: bus.caller.uid)
-                return [.array(elementSignature: "(sb)", decisions.sorted { $0.key < $1.key }.map { .structure([.string($0.key), .bool($0.value)]) })]
-            }
-        case "SetFaceConsent":
-            let app = try arguments.string()
-            let allowed = try arguments.bool()
-            let passcode = Passcode(try arguments.secret())
-            return directory.respond(to: call) { bus in
-                try await engine.setFaceConsent(app: app, allowed: allowed, passcode: passcode, caller: bus.caller)
-                return []
-            }
-        default:
-            throw .unknownMember(call.member, of: BusContract.manager)
-        }
+            rows.immediate("CancelEnrollment") { call in
+                if let sender = call.sender { enrollments.cancel(ClientID(sender)) }
+                return .empty
+            },
+            rows.method("RegisterAgent", needs: .anyone) { _, arguments throws(DBusError) in
+                let locale = try arguments.string()
+                let scope = try Self.agentScope(try arguments.vardict())
+                return { bus in
+                    try await engine.registerAgent(bus.caller, locale: locale, scope: scope)
+                    return []
+                }
+            },
+            rows.method("UnregisterAgent", needs: .anyone) { _, _ in
+                { bus in
+                    try await engine.unregisterAgent(bus.caller.client)
+                    return []
+                }
+            },
+            rows.method("AgentResponse", needs: .anyone) { _, arguments throws(DBusError) in
+                let cookie = try arguments.string()
+                let response = try arguments.string()
+                let answer = try Self.agentAnswer(response, Passcode(try arguments.secret()))
+                return { bus in
+                    try await engine.agentResponse(cookie: cookie, answer, caller: bus.caller)
+                    return []
+                }
+            },
+            rows.method("GetFaceConsents", needs: .anyone) { _, _ in
+                { bus in
+                    let decisions = await engine.faceConsentDecisions(of: bus.caller.uid)
+                    return [.array(elementSignature: "(sb)", decisions.sorted { $0.key < $1.key }.map { .structure([.string($0.key), .bool($0.value)]) })]
+                }
+            },
+            rows.method("SetFaceConsent", needs: .anyone) { _, arguments throws(DBusError) in
+                let app = try arguments.string()
+                let allowed = try arguments.bool()
+                let passcode = Passcode(try arguments.secret())
+                return { bus in
+                    try await engine.setFaceConsent(app: app, allowed: allowed, passcode: passcode, caller: bus.caller)
+                    return []
+                }
+            },
+            rows.method("GetBackends", needs: .anyone) { _, _ in { _ in [await Self.backends(engine)] } },
+        ], properties: rows.properties(needs: .anyone) { _, _ in
+            ["Version": .string(LocalAuthInterface.version), "Backends": await Self.backends(engine)]
+        })
     }
 
     /// `Enroll` on a provider: replies when the captures end, sending `EnrollProgress` to the
     /// caller only. The caller's later requests are not held up (it may cancel meanwhile); one
     /// enrollment per connection runs at a time.
-    private func enrollWithCaptures(_ call: DBusMethodCall, modality: BiometricModality, label: String, passcode: Passcode) -> DBusMethodReply {
+    private func enrollWithCaptures(_ call: DBusMethodCall, _ rows: BusTable, modality: BiometricModality, label: String, passcode: Passcode) -> DBusMethodReply {
         let (engine, enrollments, connection) = (self.engine, self.enrollments, observer.connection)
         let reply = call.reply
-        return directory.respond(to: call) { bus in
+        return rows.respond(call, needs: .anyone) { bus in
             let client = bus.caller.client
             let started = enrollments.start(client) {
                 do throws(LocalAuthError) {
                     try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller) { progress in
                         try? connection.emitSignal(
-                            path: BusContract.managerPath, interface: BusContract.manager.name, member: "EnrollProgress",
+                            path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface, member: "EnrollProgress",
                             arguments: [.string(modality.rawValue), .string(progress.status.rawValue), .uint32(progress.completedStages),
                                         .uint32(progress.stages), .string(progress.detail)],
                             destination: client.rawValue)
@@ -151,35 +166,16 @@ struct ManagerObject: Sendable {
         }
     }
 
-    private func properties(_ request: DBusPropertyRequest, _ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
-        let engine = self.engine
-        switch request {
-        case .get(let interface, let name):
-            try CallCheck.interface(interface, is: BusContract.manager)
-            guard BusContract.manager.property(name) != nil else { throw .unknownProperty(name, of: BusContract.manager) }
-            return directory.respond(to: call) { _ in [.variant(try await Self.values(engine)[name]!)] }
-        case .getAll(let interface):
-            try CallCheck.interface(interface, is: BusContract.manager)
-            return directory.respond(to: call) { _ in [.vardict(try await Self.values(engine))] }
-        case .set(let interface, let name, _):
-            try CallCheck.interface(interface, is: BusContract.manager)
-            guard BusContract.manager.property(name) != nil else { throw .unknownProperty(name, of: BusContract.manager) }
-            throw DBusError(.propertyReadOnly, "\(name) is read-only.")
-        }
-    }
-
-    private static func values(_ engine: PolicyEngine) async throws -> [String: DBusValue] {
-        ["Version": .string(BusContract.version), "Backends": await backends(engine)]
-    }
-
     /// The `Backends` property now: each backend's id, modality and availability (the fields of
     /// API 1.0, in place for positional readers), then Kind, ProviderVersion, State and Description.
     static func backends(_ engine: PolicyEngine) async -> DBusValue {
         .array(elementSignature: "(ssba{sv})", await engine.backendStatus().map { status in
             let detail = status.detail ?? BackendDetail(kind: .builtIn, version: "", state: "available", description: "Passcode (Argon2id)")
             return .structure([.string(status.id), .string(status.modality), .bool(status.available), .vardict([
-                "Kind": .string(detail.kind.rawValue), "ProviderVersion": .string(detail.version),
-                "State": .string(detail.state), "Description": .string(detail.description),
+                LocalAuthBackendDetailKey.kind.rawValue: .string(detail.kind.rawValue),
+                LocalAuthBackendDetailKey.providerVersion.rawValue: .string(detail.version),
+                LocalAuthBackendDetailKey.state.rawValue: .string(detail.state),
+                LocalAuthBackendDetailKey.description.rawValue: .string(detail.description),
             ])])
         })
     }
@@ -242,35 +238,31 @@ enum ContextOptionsDecoder {
     static func decode(_ entries: [String: DBusValue]) throws(DBusError) -> Request {
         var request = Request()
         for (key, value) in entries {
-            func wrongType(_ expected: String) -> DBusError {
-                .invalidArgs("Option \(key) must be of type \(expected), not \(value.signature).")
+            guard let option = LocalAuthContextOption(rawValue: key) else {
+                throw .invalidArgs("Unknown option \"\(key)\"; known: \(LocalAuthContextOption.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
-            switch key {
-            case "LocalizedFallbackTitle":
-                guard let title = value.string else { throw wrongType("s") }
+            guard value.signature == option.signature else {
+                throw .invalidArgs("Option \(key) must be of type \(option.signature), not \(value.signature).")
+            }
+            switch (option, value) {
+            case (.localizedFallbackTitle, .string(let title)):
                 request.options.localizedFallbackTitle = title
-            case "LocalizedCancelTitle":
-                guard let title = value.string else { throw wrongType("s") }
+            case (.localizedCancelTitle, .string(let title)):
                 request.options.localizedCancelTitle = title
-            case "InteractionNotAllowed":
-                guard let flag = value.bool else { throw wrongType("b") }
+            case (.interactionNotAllowed, .bool(let flag)):
                 request.options.interactionNotAllowed = flag
-            case "AllowableReuseDuration":
-                guard let seconds = value.double else { throw wrongType("d") }
+            case (.allowableReuseDuration, .double(let seconds)):
                 do { try request.options.setAllowableReuseDuration(seconds) } catch { throw error.dbusError }
-            case "User":
-                guard let uid = value.uint32 else { throw wrongType("u") }
+            case (.user, .uint32(let uid)):
                 request.options.user = uid
-            case "Unlock":
-                guard let flag = value.bool else { throw wrongType("b") }
+            case (.unlock, .bool(let flag)):
                 request.options.isUnlockContext = flag
                 request.namesUnlock = true
-            case "FaceUsageDescription":
-                guard let text = value.string else { throw wrongType("s") }
+            case (.faceUsageDescription, .string(let text)):
                 do { try ContextOptions.validateText(text, name: "face usage description", allowEmpty: true) } catch { throw error.dbusError }
                 request.options.faceUsageDescription = text
             default:
-                throw .invalidArgs("Unknown option \"\(key)\"; known: LocalizedFallbackTitle, LocalizedCancelTitle, InteractionNotAllowed, AllowableReuseDuration, User, Unlock, FaceUsageDescription.")
+                throw .invalidArgs("Option \(key) must be of type \(option.signature), not \(value.signature).")
             }
         }
         return request

@@ -4,94 +4,75 @@ import LocalAuthCore
 import LocalAuthDBus
 
 /// `/org/localauth/LocalAuthentication1/simulator`, interface `…Simulator`: drives the simulated
-/// sensors and the sheet's buttons. Allowed for root, the daemon's own user, members of
-/// `simulator_group`, and whoever polkit grants `org.localauth.LocalAuthentication1.simulator`.
+/// sensors and the sheet's buttons. Every row needs ``BusAccess/simulator`` (root, the daemon's own
+/// user, members of `simulator_group`, and whoever polkit grants `org.localauth.LocalAuthentication1.simulator`).
 struct SimulatorObject: Sendable {
     let engine: PolicyEngine
-    let directory: CallerDirectory
     let queue: SimulatorEventQueue
     let fingerprint: FingerprintSimulator?
     let face: FaceSimulator?
     /// Told when a sensor is connected or disconnected (`Backends` changes).
     let observer: BusObserver
-    /// Allowed without asking polkit: the daemon's own uid (it could drive the daemon anyway).
-    let daemonUser: UInt32
-    /// The gid of `simulator_group`, if one is configured: its members are allowed without asking polkit.
-    let simulatorGroup: UInt32?
 
-    func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
-        if let request = try DBusPropertyRequest(call) { return try properties(request, call) }
-        _ = try CallCheck.method(of: call, in: BusContract.simulator)
-        var arguments = call.reader
-        switch call.member {
-        case "Touch":
-            let finger = try arguments.string()
-            let sensor = try require(fingerprint, "fingerprint")
-            return allowed(call) { try await sensor.touch(finger) }
-        case "FingerprintRetry":
-            let reason = try arguments.string()
-            let sensor = try require(fingerprint, "fingerprint")
-            return allowed(call) { try await sensor.retry(reason) }
-        case "PresentFace":
-            let appearance = try arguments.string()
-            let attentive = try arguments.bool()
-            let sensor = try require(face, "face")
-            return allowed(call) { try await sensor.present(appearance, attentive: attentive) }
-        case "SetConnected":
-            let modality = try ManagerObject.modality(try arguments.string())
-            let connected = try arguments.bool()
-            let (fingerprint, face) = (self.fingerprint, self.face)
-            let announce = announceBackends
-            switch modality {
-            case .fingerprint:
-                let sensor = try require(fingerprint, "fingerprint")
-                return allowed(call) {
-                    await sensor.setConnected(connected)
-                    await announce()
-                }
-            case .face:
-                let sensor = try require(face, "face")
-                return allowed(call) {
-                    await sensor.setConnected(connected)
-                    await announce()
+    /// The Simulator's table: one row per member of ``LocalAuthInterface/simulator``.
+    func table(_ rows: BusTable) -> DBusVTable {
+        let (engine, queue, fingerprint, face) = (self.engine, self.queue, self.fingerprint, self.face)
+        let announce = announceBackends
+        func row(_ name: String, _ decode: @escaping @Sendable (inout DBusArgumentReader) throws(DBusError) -> @Sendable () async throws -> Void) -> DBusVTable.Method {
+            rows.method(name, needs: .simulator) { _, arguments throws(DBusError) in
+                let body = try decode(&arguments)
+                return { _ in
+                    try await body()
+                    return []
                 }
             }
-        case "PressCancel":
-            let engine = self.engine
-            return allowed(call) { try await engine.press(.cancel) }
-        case "PressFallback":
-            let engine = self.engine
-            return allowed(call) { try await engine.press(.fallback) }
-        case "Reset":
-            let (queue, fingerprint, face) = (self.queue, self.fingerprint, self.face)
-            let announce = announceBackends
-            return allowed(call) {
-                queue.clear()
-                await fingerprint?.setConnected(true)
-                await face?.setConnected(true)
-                await announce()
-            }
-        default:
-            throw .unknownMember(call.member, of: BusContract.simulator)
         }
-    }
-
-    private func properties(_ request: DBusPropertyRequest, _ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
-        let queue = self.queue
-        let pending: @Sendable () -> [String: DBusValue] = { ["Pending": .uint32(UInt32(queue.pending))] }
-        switch request {
-        case .get(let interface, let name):
-            try CallCheck.interface(interface, is: BusContract.simulator)
-            guard name == "Pending" else { throw .unknownProperty(name, of: BusContract.simulator) }
-            return allowedValues(call) { [.variant(pending()["Pending"]!)] }
-        case .getAll(let interface):
-            try CallCheck.interface(interface, is: BusContract.simulator)
-            return allowedValues(call) { [.vardict(pending())] }
-        case .set(let interface, let name, _):
-            try CallCheck.interface(interface, is: BusContract.simulator)
-            guard name == "Pending" else { throw .unknownProperty(name, of: BusContract.simulator) }
-            throw DBusError(.propertyReadOnly, "Pending is read-only.")
-        }
+        return DBusVTable(LocalAuthInterface.simulator, methods: [
+            row("Touch") { arguments throws(DBusError) in
+                let finger = try arguments.string()
+                let sensor = try Self.require(fingerprint, "fingerprint")
+                return { try await sensor.touch(finger) }
+            },
+            row("FingerprintRetry") { arguments throws(DBusError) in
+                let reason = try arguments.string()
+                let sensor = try Self.require(fingerprint, "fingerprint")
+                return { try await sensor.retry(reason) }
+            },
+            row("PresentFace") { arguments throws(DBusError) in
+                let appearance = try arguments.string()
+                let attentive = try arguments.bool()
+                let sensor = try Self.require(face, "face")
+                return { try await sensor.present(appearance, attentive: attentive) }
+            },
+            row("SetConnected") { arguments throws(DBusError) in
+                let modality = try ManagerObject.modality(try arguments.string())
+                let connected = try arguments.bool()
+                switch modality {
+                case .fingerprint:
+                    let sensor = try Self.require(fingerprint, "fingerprint")
+                    return {
+                        await sensor.setConnected(connected)
+                        await announce()
+                    }
+                case .face:
+                    let sensor = try Self.require(face, "face")
+                    return {
+                        await sensor.setConnected(connected)
+                        await announce()
+                    }
+                }
+            },
+            row("PressCancel") { _ in { try await engine.press(.cancel) } },
+            row("PressFallback") { _ in { try await engine.press(.fallback) } },
+            row("Reset") { _ in
+                {
+                    queue.clear()
+                    await fingerprint?.setConnected(true)
+                    await face?.setConnected(true)
+                    await announce()
+                }
+            },
+        ], properties: rows.properties(needs: .simulator) { _, _ in ["Pending": .uint32(UInt32(queue.pending))] })
     }
 
     /// Sends `PropertiesChanged` for `Backends` if a sensor's availability changed.
@@ -100,26 +81,8 @@ struct SimulatorObject: Sendable {
         return { observer.backendsChanged(await ManagerObject.backends(engine)) }
     }
 
-    private func require<Sensor>(_ sensor: Sensor?, _ name: String) throws(DBusError) -> Sensor {
+    private static func require<Sensor>(_ sensor: Sensor?, _ name: String) throws(DBusError) -> Sensor {
         guard let sensor else { throw .notSupported("The \(name) backend is not enabled; add it to `backends` in localauthd.conf.") }
         return sensor
-    }
-
-    private func allowed(_ call: DBusMethodCall, _ body: @escaping @Sendable () async throws -> Void) -> DBusMethodReply {
-        allowedValues(call) {
-            try await body()
-            return []
-        }
-    }
-
-    private func allowedValues(_ call: DBusMethodCall, _ body: @escaping @Sendable () async throws -> [DBusValue]) -> DBusMethodReply {
-        let (engine, daemonUser, group) = (self.engine, self.daemonUser, simulatorGroup)
-        return directory.respond(to: call) { bus in
-            let uid = bus.credentials.uid
-            if uid != daemonUser && group.map(bus.credentials.groups.contains) != true {
-                try await engine.authorize(.useSimulator, caller: bus.caller)
-            }
-            return try await body()
-        }
     }
 }

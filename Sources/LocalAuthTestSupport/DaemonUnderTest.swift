@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthAPI
 import LocalAuthDBus
+import LocalAuthProxies
 import Synchronization
 import Testing
 
@@ -11,15 +12,6 @@ import Testing
 /// sleeping). Stopped with SIGKILL unless a test asks for SIGTERM; state survives in `stateDirectory`
 /// so a test can start a second daemon over it.
 public final class DaemonUnderTest: Sendable {
-    public static let busName = LocalAuthBusNames.busName
-    public static let managerPath = LocalAuthBusNames.managerPath
-    public static let managerInterface = LocalAuthBusNames.managerInterface
-    public static let contextInterface = LocalAuthBusNames.contextInterface
-    public static let simulatorPath = LocalAuthBusNames.simulatorPath
-    public static let simulatorInterface = LocalAuthBusNames.simulatorInterface
-    public static let errorPrefix = LocalAuthBusNames.errorPrefix
-    public static let agentInterface = LocalAuthBusNames.agentInterface
-    public static let agentPath = LocalAuthBusNames.agentPath
 
     /// The directory of the test bundle, where SwiftPM puts the built `localauthd` too.
     public static var binary: String {
@@ -56,7 +48,7 @@ public final class DaemonUnderTest: Sendable {
     /// - Parameters: `environment` is added to the test's own; `arguments` follow the standard ones.
     public func start(watcher: DBusConnection, environment: [String: String] = [:], arguments: [String] = []) async throws {
         let owned = Inbox<String>()
-        let subscription = try await watcher.watchNameOwners(Self.busName) { change in
+        let subscription = try await watcher.watchNameOwners(LocalAuthBusNames.busName) { change in
             if let owner = change.newOwner { owned.put(owner) }
         }
         defer { watcher.unsubscribe(subscription) }
@@ -108,7 +100,8 @@ public final class DaemonUnderTest: Sendable {
     }
 }
 
-/// A client of the daemon: one bus connection with helpers for the API.
+/// A client of the daemon: one bus connection, the typed proxies of LocalAuthProxies, and raw
+/// calls by member name for tests that probe what the daemon does with what a proxy would refuse.
 public struct Client: Sendable {
     public let connection: DBusConnection
 
@@ -116,27 +109,34 @@ public struct Client: Sendable {
         connection = try await bus.connect()
     }
 
+    public var managerProxy: ManagerProxy { ManagerProxy(connection) }
+    public var simulatorProxy: SimulatorProxy { SimulatorProxy(connection) }
+    public func contextProxy(_ path: String) -> ContextProxy { ContextProxy(connection, path: path) }
+
+    /// A Manager call by name, sent as given (not checked against the contract).
     public func manager(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await connection.call(destination: DaemonUnderTest.busName, path: DaemonUnderTest.managerPath,
-                                  interface: DaemonUnderTest.managerInterface, member: member, arguments: arguments)
+        try await connection.call(destination: LocalAuthBusNames.busName, path: LocalAuthBusNames.managerPath,
+                                  interface: LocalAuthInterface.manager.name, member: member, arguments: arguments)
     }
 
     public func createContext(_ options: [String: DBusValue] = [:]) async throws -> String {
-        try #require(try await manager("CreateContext", [.vardict(options)]).first?.objectPath)
+        try await managerProxy.createContext(options: options)
     }
 
+    /// A Context call by name, sent as given (not checked against the contract).
     public func context(_ path: String, _ member: String, _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
-        try await connection.call(destination: DaemonUnderTest.busName, path: path, interface: DaemonUnderTest.contextInterface,
+        try await connection.call(destination: LocalAuthBusNames.busName, path: path, interface: LocalAuthInterface.context.name,
                                   member: member, arguments: arguments, timeout: timeout)
     }
 
+    /// A Simulator call by name, checked against the contract.
     public func simulator(_ member: String, _ arguments: [DBusValue] = []) async throws {
-        _ = try await connection.call(destination: DaemonUnderTest.busName, path: DaemonUnderTest.simulatorPath,
-                                      interface: DaemonUnderTest.simulatorInterface, member: member, arguments: arguments)
+        _ = try await simulatorProxy.proxy.call(member, arguments)
     }
 
+    /// A Context property, checked against the contract.
     public func property(_ path: String, _ name: String) async throws -> DBusValue {
-        try await connection.property(name, interface: DaemonUnderTest.contextInterface, path: path, destination: DaemonUnderTest.busName)
+        try await contextProxy(path).property(name)
     }
 
     /// Starts an evaluation and returns once the daemon has prompted for it (so later calls find it
@@ -144,7 +144,7 @@ public struct Client: Sendable {
     public func begin(_ context: String, policy: UInt32, reason: String = "test") async throws -> Task<String?, Never> {
         let prompted = Inbox<String>()
         let subscription = try await connection.subscribe(
-            DBusMatchRule(path: context, interface: DaemonUnderTest.contextInterface, member: "Prompt")) { signal in
+            DBusMatchRule(path: context, interface: LocalAuthBusNames.contextInterface, member: "Prompt")) { signal in
             prompted.put(signal.arguments.first?.string ?? "")
         }
         defer { connection.unsubscribe(subscription) }
@@ -154,14 +154,15 @@ public struct Client: Sendable {
     }
 
     public func userState() async throws -> [String: DBusValue] {
-        try #require(try await manager("GetUserState").first?.vardict)
+        try await managerProxy.userState()
     }
 
     /// Sets a passcode and enrolls, through the API.
     public func setUp(passcode: String = "4711-secret", fingers: [String] = [], faces: [String] = []) async throws {
-        _ = try await manager("SetPasscode", [.string(""), .string(passcode)])
-        for finger in fingers { _ = try await manager("Enroll", [.string("fingerprint"), .string(finger), .string(passcode)]) }
-        for face in faces { _ = try await manager("Enroll", [.string("face"), .string(face), .string(passcode)]) }
+        let manager = managerProxy
+        try await manager.setPasscode(current: .string(""), new: .string(passcode))
+        for finger in fingers { try await manager.enroll(modality: "fingerprint", label: finger, passcode: .string(passcode)) }
+        for face in faces { try await manager.enroll(modality: "face", label: face, passcode: .string(passcode)) }
     }
 }
 

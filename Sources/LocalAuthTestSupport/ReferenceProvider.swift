@@ -10,12 +10,8 @@ import Testing
 /// enable it, and calls to its simulator input.
 public final class ReferenceProvider: Sendable {
     public static let busName = "org.localauth.Provider.Reference"
-    public static let providerPath = "/org/localauth/Provider1"
-    public static let providerInterface = "org.localauth.Provider1"
     public static let simulatorPath = "/org/localauth/ReferenceProvider1"
     public static let simulatorInterface = "org.localauth.ReferenceProvider1.Simulator"
-    public static let hostPath = LocalAuthBusNames.managerPath + "/providers"
-    public static let hostInterface = LocalAuthBusNames.busName + ".ProviderHost"
 
     /// The checkout root, found from this file: `<root>/Sources/LocalAuthTestSupport/ReferenceProvider.swift`.
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)

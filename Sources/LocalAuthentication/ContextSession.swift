@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthAPI
 import LocalAuthDBus
+import LocalAuthProxies
 import Synchronization
 
 /// The daemon side of one `LAContext`: its daemon context, created on first use, and every request
@@ -64,6 +65,7 @@ final class ContextSession: Sendable {
         let connection: DBusConnection
         let path: String
         let subscription: DBusSubscription
+        var proxy: ContextProxy { ContextProxy(connection, path: path) }
     }
 
     struct Evaluation {
@@ -192,9 +194,7 @@ final class ContextSession: Sendable {
         case .updateOption(let option):
             guard let (daemon, value) = state.withLock({ state in state.daemon.map { ($0, state.options.value(of: option)) } }) else { return }
             // The value is always acceptable to the daemon; a failure means the context is gone, which the next call reports.
-            try? await daemon.connection.setProperty(
-                option.rawValue, to: value, interface: LocalAuthDaemon.contextInterface, path: daemon.path,
-                destination: LocalAuthDaemon.busName)
+            try? await daemon.proxy.setProperty(option.rawValue, to: value)
         case .submitPasscode(let passcode, let id, let isCredential):
             guard let daemon = state.withLock({ $0.evaluation?.id == id ? $0.daemon : nil }) else { return }
             do {
@@ -260,20 +260,14 @@ final class ContextSession: Sendable {
         if let daemon = state.withLock({ $0.daemon }) { return daemon }
         let connection = try await DaemonBus.connection(to: bus.get())
         let options = state.withLock { $0.options.creationOptions }
-        let reply = try await connection.call(
-            destination: LocalAuthDaemon.busName, path: LocalAuthDaemon.managerPath,
-            interface: LocalAuthDaemon.managerInterface, member: "CreateContext", arguments: [.vardict(options)])
-        guard let path = reply.first?.objectPath else {
-            throw DBusError(.failed, "CreateContext replied (\(DBusValue.signature(of: reply))), not a context path")
-        }
+        let path = try await ManagerProxy(connection).createContext(options: options)
         let subscription: DBusSubscription
         do {
             subscription = try await connection.subscribe(
-                DBusMatchRule(path: path, interface: LocalAuthDaemon.contextInterface, member: "Prompt")
+                DBusMatchRule(path: path, interface: LocalAuthBusNames.contextInterface, member: "Prompt")
             ) { [weak self] signal in self?.receive(signal) }
         } catch {
-            _ = try? await connection.call(
-                destination: LocalAuthDaemon.busName, path: path, interface: LocalAuthDaemon.contextInterface, member: "Invalidate")
+            try? await ContextProxy(connection, path: path).invalidate()
             throw error
         }
         let daemon = Daemon(connection: connection, path: path, subscription: subscription)
@@ -289,16 +283,12 @@ final class ContextSession: Sendable {
 
     private func call(_ daemon: Daemon, _ member: String, _ arguments: [DBusValue] = [],
                       timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
-        try await daemon.connection.call(
-            destination: LocalAuthDaemon.busName, path: daemon.path, interface: LocalAuthDaemon.contextInterface,
-            member: member, arguments: arguments, timeout: timeout)
+        try await daemon.proxy.proxy.call(member, arguments, timeout: timeout)
     }
 
     /// Reads `BiometryType` and `EvaluatedPolicyDomainState`, which checks and evaluations change.
     private func refresh(_ daemon: Daemon) async {
-        guard let values = try? await daemon.connection.allProperties(
-            interface: LocalAuthDaemon.contextInterface, path: daemon.path, destination: LocalAuthDaemon.busName)
-        else { return }
+        guard let values = try? await daemon.proxy.proxy.allProperties() else { return }
         state.withLock { state in
             if let raw = values["BiometryType"]?.uint32, let type = LABiometryType(rawValue: Int(raw)) {
                 state.biometryType = type

@@ -2,6 +2,7 @@
 import Foundation
 import LocalAuthAPI
 import LocalAuthDBus
+import LocalAuthProxies
 import Synchronization
 
 /// Makes a Swift program an authentication agent: it draws localauthd's sheet (reason, sensors,
@@ -84,32 +85,40 @@ public final class LAAuthenticationAgent: Sendable {
                                               arguments: [.string(LocalAuthBusNames.busName)]).first?.string
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let agent = LAAuthenticationAgent(connection: connection, events: events)
-        try connection.register(path: LocalAuthBusNames.agentPath) { [weak agent] call in
-            guard call.sender == owner, let agent else { throw DBusError(.accessDenied, "Only localauthd may call this agent.") }
-            var reader = call.reader
-            switch (call.member, call.signature) {
-            case ("BeginAuthentication", "ssa{sv}"):
+        // The table checks member and signature; the admit stage lets only the daemon call.
+        let table = DBusVTable(LocalAuthInterface.agent, methods: [
+            .init("BeginAuthentication") { [weak agent] call throws(DBusError) in
+                var reader = call.reader
                 let handle = try reader.string(), cookie = try reader.string(), fields = try reader.vardict()
-                agent.cookies.withLock { $0[handle] = cookie }
+                let field = { (key: LocalAuthAgentRequestKey) in fields[key.rawValue] }
+                agent?.cookies.withLock { $0[handle] = cookie }
                 continuation.yield(.began(Request(
-                    handle: handle, app: fields["App"]?.string ?? "", policy: LAPolicy(rawValue: Int(fields["Policy"]?.uint32 ?? 2)) ?? .deviceOwnerAuthentication,
-                    localizedReason: fields["Reason"]?.string ?? "", localizedFallbackTitle: fields["FallbackTitle"]?.string ?? "",
-                    localizedCancelTitle: fields["CancelTitle"]?.string ?? "", biometry: fields["Biometry"]?.strings ?? [],
-                    passcodeAllowed: fields["PasscodeAllowed"]?.bool ?? false, title: fields["Title"]?.string ?? "",
-                    faceUsageDescription: fields["FaceUsageDescription"]?.string, faceConsentQuestion: fields["FaceConsentQuestion"]?.string)))
-            case ("UpdateAuthentication", "ssa{sv}"):
+                    handle: handle, app: field(.app)?.string ?? "", policy: LAPolicy(rawValue: Int(field(.policy)?.uint32 ?? 2)) ?? .deviceOwnerAuthentication,
+                    localizedReason: field(.reason)?.string ?? "", localizedFallbackTitle: field(.fallbackTitle)?.string ?? "",
+                    localizedCancelTitle: field(.cancelTitle)?.string ?? "", biometry: field(.biometry)?.strings ?? [],
+                    passcodeAllowed: field(.passcodeAllowed)?.bool ?? false, title: field(.title)?.string ?? "",
+                    faceUsageDescription: field(.faceUsageDescription)?.string, faceConsentQuestion: field(.faceConsentQuestion)?.string)))
+                return .empty
+            },
+            .init("UpdateAuthentication") { [weak agent] call throws(DBusError) in
+                var reader = call.reader
                 let handle = try reader.string(), cookie = try reader.string(), fields = try reader.vardict()
-                agent.cookies.withLock { $0[handle] = cookie }
-                continuation.yield(.updated(handle: handle, kind: fields["Kind"]?.string ?? "", advice: fields["Advice"]?.string ?? "",
-                                            message: fields["Message"]?.string ?? ""))
-            case ("EndAuthentication", "ss"):
+                let field = { (key: LocalAuthAgentUpdateKey) in fields[key.rawValue] }
+                agent?.cookies.withLock { $0[handle] = cookie }
+                continuation.yield(.updated(handle: handle, kind: field(.kind)?.string ?? "", advice: field(.advice)?.string ?? "",
+                                            message: field(.message)?.string ?? ""))
+                return .empty
+            },
+            .init("EndAuthentication") { [weak agent] call throws(DBusError) in
+                var reader = call.reader
                 let handle = try reader.string(), result = try reader.string()
-                agent.cookies.withLock { $0[handle] = nil }
+                agent?.cookies.withLock { $0[handle] = nil }
                 continuation.yield(.ended(handle: handle, result: result))
-            default:
-                throw DBusError(.unknownMethod, "No method \(call.member)(\(call.signature)) on \(LocalAuthBusNames.agentInterface).")
-            }
-            return .empty
+                return .empty
+            },
+        ])
+        try connection.register(path: LocalAuthBusNames.agentPath, table: table) { [weak agent] call throws(DBusError) in
+            guard call.sender == owner, agent != nil else { throw DBusError(.accessDenied, "Only localauthd may call this agent.") }
         }
         let options: [String: DBusValue] = scope == .fallback ? ["Fallback": .bool(true)] : [:]
         let chosen = locale ?? ProcessInfo.processInfo.environment["LANG"] ?? "C"
@@ -145,7 +154,6 @@ public final class LAAuthenticationAgent: Sendable {
     }
 
     private func manager(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
-        try await connection.call(destination: LocalAuthBusNames.busName, path: LocalAuthBusNames.managerPath,
-                                  interface: LocalAuthBusNames.managerInterface, member: member, arguments: arguments)
+        try await ManagerProxy(connection).proxy.call(member, arguments)
     }
 }

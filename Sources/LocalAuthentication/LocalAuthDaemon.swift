@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import LocalAuthAPI
 
-/// localauthd's D-Bus API v1 names as this client uses them (see `dbus/*.xml`).
+/// What this client assumes of the daemon beyond the contract (names are in LocalAuthAPI).
 enum LocalAuthDaemon {
-    static let busName = LocalAuthBusNames.busName
-    static let managerPath = LocalAuthBusNames.managerPath
-    static let managerInterface = LocalAuthBusNames.managerInterface
-    static let contextInterface = LocalAuthBusNames.contextInterface
     /// The daemon's title when `localizedFallbackTitle` is nil (Apple's default).
     static let defaultFallbackTitle = "Enter Password"
     /// The daemon's title when `localizedCancelTitle` is nil or empty.

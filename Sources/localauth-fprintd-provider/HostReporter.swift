@@ -7,8 +7,6 @@ import LocalAuthDBus
 /// Reports go to the unique name that owned `org.localauth.LocalAuthentication1` when the report
 /// was made, never to the well-known name, so a report cannot reach a later owner.
 final class HostReporter: Sendable {
-    static let path = "/org/localauth/LocalAuthentication1/providers"
-    static let interface = "org.localauth.LocalAuthentication1.ProviderHost"
 
     enum Report: Sendable {
         case attempt(session: UInt64, result: String, detail: String)
@@ -40,9 +38,9 @@ final class HostReporter: Sendable {
         Task {
             for await (host, report) in stream {
                 do {
-                    _ = try await connection.call(
-                        destination: host, path: Self.path, interface: Self.interface, member: report.member,
-                        arguments: report.arguments, timeout: .seconds(5))
+                    _ = try await DBusProxy(LocalAuthInterface.providerHost, on: connection, destination: host,
+                                            path: LocalAuthBusNames.providerHostPath, timeout: .seconds(5))
+                        .call(report.member, report.arguments)
                 } catch {
                     log("localauthd (\(host)) did not take \(report.member): \(error)")
                 }

@@ -8,20 +8,6 @@ import Synchronization
 /// to `FprintdProvider` as an event. It believes only the unique name that owns localauthd's bus
 /// name (calls) and the one that owns fprintd's (signals), both tracked from NameOwnerChanged.
 final class ProviderObject: Sendable {
-    static let path = "/org/localauth/Provider1"
-    static let hostBusName = "org.localauth.LocalAuthentication1"
-
-    static let contract = DBusInterfaceDescription(
-        name: "org.localauth.Provider1",
-        methods: [
-            .init("Hello", in: [.init("host_version", "u")], out: [.init("version", "u"), .init("modality", "s"), .init("capabilities", "a{sv}")]),
-            .init("Arm", in: [.init("session", "t"), .init("user", "u"), .init("templates", "as"), .init("options", "a{sv}")]),
-            .init("Disarm", in: [.init("session", "t")]),
-            .init("EnrollStart", in: [.init("enrollment", "t"), .init("user", "u"), .init("label", "s")], out: [.init("stages", "u")]),
-            .init("EnrollCancel", in: [.init("enrollment", "t")]),
-            .init("ListTemplates", in: [.init("user", "u")], out: [.init("templates", "as")]),
-            .init("DeleteTemplate", in: [.init("user", "u"), .init("template", "s")]),
-        ])
 
     private let connection: DBusConnection
     private let events: AsyncStream<FprintdProvider.Event>.Continuation
@@ -41,7 +27,7 @@ final class ProviderObject: Sendable {
 
     /// Watches the two names, subscribes to fprintd's device signals, then serves the object.
     func start() async throws {
-        _ = try await connection.watchNameOwners(Self.hostBusName) { [self] change in
+        _ = try await connection.watchNameOwners(LocalAuthBusNames.busName) { [self] change in
             hostOwner.withLock { $0 = change.newOwner }
             events.yield(.hostOwner(change.newOwner))
         }
@@ -53,13 +39,13 @@ final class ProviderObject: Sendable {
             receive(signal)
         }
         // Owners now, read after the watches are in place so that no change is missed.
-        let host = await owner(of: Self.hostBusName)
+        let host = await owner(of: LocalAuthBusNames.busName)
         hostOwner.withLock { $0 = host }
         events.yield(.hostOwner(host))
         let fprintd = await owner(of: Fprintd.busName)
         fprintdOwner.withLock { $0 = fprintd }
         events.yield(.fprintdOwner(fprintd))
-        try connection.register(path: Self.path, introspectionXML: DBusInterfaceDescription.document([Self.contract])) { [self] call in
+        try connection.register(path: LocalAuthBusNames.providerPath, introspectionXML: DBusInterfaceDescription.document([LocalAuthInterface.provider])) { [self] call in
             try handle(call)
         }
     }
@@ -72,12 +58,12 @@ final class ProviderObject: Sendable {
     }
 
     private func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
-        guard call.interface == nil || call.interface == Self.contract.name, let method = Self.contract.method(call.member) else {
+        guard call.interface == nil || call.interface == LocalAuthInterface.provider.name, let method = LocalAuthInterface.provider.method(call.member) else {
             throw DBusError(.unknownMethod, "org.localauth.Provider1 has no method \(call.member)")
         }
         guard let sender = call.sender, sender == hostOwner.withLock({ $0 }) else {
-            log("refused \(call.member) from \(call.sender ?? "?"), which does not own \(Self.hostBusName)")
-            throw .accessDenied("only localauthd (the owner of \(Self.hostBusName)) may call this provider")
+            log("refused \(call.member) from \(call.sender ?? "?"), which does not own \(LocalAuthBusNames.busName)")
+            throw .accessDenied("only localauthd (the owner of \(LocalAuthBusNames.busName)) may call this provider")
         }
         try call.requireSignature(method.inputSignature)
         var reader = call.reader

@@ -172,12 +172,12 @@ enum AccountCommands {
         defer { Secret.wipe(&passcode) }
         let daemon = try await client.translate {
             try await client.connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                                             member: "GetNameOwner", arguments: [.string(DaemonClient.busName)]).first?.string ?? ""
+                                             member: "GetNameOwner", arguments: [.string(LocalAuthBusNames.busName)]).first?.string ?? ""
         }
         let output = global.output
         let subscription = try await client.translate {
             try await client.connection.subscribe(
-                DBusMatchRule(path: DaemonClient.managerPath, interface: DaemonClient.managerInterface, member: "EnrollProgress")) { signal in
+                DBusMatchRule(path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface, member: "EnrollProgress")) { signal in
                 guard signal.sender == daemon, signal.arguments.count == 5, let status = signal.arguments[1].string,
                       let completed = signal.arguments[2].uint32, let stages = signal.arguments[3].uint32, let detail = signal.arguments[4].string
                 else { return }
@@ -194,14 +194,12 @@ enum AccountCommands {
             }
         }
         defer { client.connection.unsubscribe(subscription) }
-        Interrupts.handler = { Task { _ = try? await client.connection.call(destination: DaemonClient.busName, path: DaemonClient.managerPath,
-                                                                           interface: DaemonClient.managerInterface, member: "CancelEnrollment") } }
+        Interrupts.handler = { Task { try? await client.managerProxy.cancelEnrollment() } }
         defer { Interrupts.handler = nil }
         let arguments: [DBusValue] = [.string(modality), .string(label), DaemonClient.passcodeArgument(passcode)]
         let timeout = global.timeout ?? .seconds(180)
         _ = try await client.translate {
-            try await client.connection.call(destination: DaemonClient.busName, path: DaemonClient.managerPath, interface: DaemonClient.managerInterface,
-                                             member: "Enroll", arguments: arguments, timeout: timeout)
+            try await client.managerProxy.proxy.call("Enroll", arguments, timeout: timeout)
         }
         return done(global, text, action: "enroll")
     }

@@ -18,11 +18,7 @@ struct AgentEndpoint: Sendable {
 
     /// `…Agent` as this agent serves it (dbus/org.localauth.LocalAuthentication1.Agent.xml;
     /// ContractTests compares them).
-    static let interface = DBusInterfaceDescription(name: LocalAuthBusNames.agentInterface, methods: [
-        .init("BeginAuthentication", in: [.init("handle", "s"), .init("cookie", "s"), .init("request", "a{sv}")]),
-        .init("UpdateAuthentication", in: [.init("handle", "s"), .init("cookie", "s"), .init("update", "a{sv}")]),
-        .init("EndAuthentication", in: [.init("handle", "s"), .init("result", "s")]),
-    ])
+    static let interface = LocalAuthInterface.agent
 
     /// Serves the agent object and registers it; `deliver` receives the daemon's calls on the
     /// connection's queue. Throws the daemon's refusal (Busy when another agent serves).

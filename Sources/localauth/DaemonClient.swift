@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 import LocalAuthAPI
 import LocalAuthDBus
+import LocalAuthProxies
 
-/// One connection to localauthd and the calls the commands make, with errors turned into `CLIError`s.
+/// One connection to localauthd and the calls the commands make, through the typed proxies of
+/// LocalAuthProxies (every call checked against the contract), with errors turned into `CLIError`s.
 struct DaemonClient: Sendable {
-    static let busName = LocalAuthBusNames.busName
-    static let managerPath = LocalAuthBusNames.managerPath
-    static let managerInterface = LocalAuthBusNames.managerInterface
-    static let contextInterface = LocalAuthBusNames.contextInterface
-    static let simulatorPath = LocalAuthBusNames.simulatorPath
-    static let simulatorInterface = LocalAuthBusNames.simulatorInterface
-
     let connection: DBusConnection
     let global: GlobalOptions
     var timeout: Duration { global.timeout ?? .seconds(25) }
+
+    var managerProxy: ManagerProxy { ManagerProxy(connection, timeout: timeout) }
+    var simulatorProxy: SimulatorProxy { SimulatorProxy(connection, timeout: timeout) }
+    func contextProxy(_ path: String) -> ContextProxy { ContextProxy(connection, path: path, timeout: timeout) }
 
     static func connect(_ global: GlobalOptions) async throws(CLIError) -> DaemonClient {
         do {
@@ -35,54 +34,42 @@ struct DaemonClient: Sendable {
         }
     }
 
+    /// Calls a Manager method by name (commands that pass arguments through); checked against the contract.
     @discardableResult
     func manager(_ member: String, _ arguments: [DBusValue] = []) async throws(CLIError) -> [DBusValue] {
-        try await translate {
-            try await connection.call(destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface,
-                                      member: member, arguments: arguments, timeout: timeout)
-        }
+        let proxy = managerProxy.proxy
+        return try await translate { try await proxy.call(member, arguments) }
     }
 
     @discardableResult
     func context(_ path: String, _ member: String, _ arguments: [DBusValue] = [], timeout: Duration? = nil) async throws(CLIError) -> [DBusValue] {
-        try await translate {
-            try await connection.call(destination: Self.busName, path: path, interface: Self.contextInterface,
-                                      member: member, arguments: arguments, timeout: timeout ?? self.timeout)
-        }
+        let proxy = contextProxy(path).proxy
+        return try await translate { try await proxy.call(member, arguments, timeout: timeout) }
     }
 
     func simulator(_ member: String, _ arguments: [DBusValue] = []) async throws(CLIError) {
-        _ = try await translate {
-            try await connection.call(destination: Self.busName, path: Self.simulatorPath, interface: Self.simulatorInterface,
-                                      member: member, arguments: arguments, timeout: timeout)
-        }
+        let proxy = simulatorProxy.proxy
+        _ = try await translate { try await proxy.call(member, arguments) }
     }
 
     func managerProperty(_ name: String) async throws(CLIError) -> DBusValue {
-        try await translate {
-            try await connection.property(name, interface: Self.managerInterface, path: Self.managerPath,
-                                          destination: Self.busName, timeout: timeout)
-        }
+        let proxy = managerProxy.proxy
+        return try await translate { try await proxy.property(name) }
     }
 
     func contextProperty(_ path: String, _ name: String) async throws(CLIError) -> DBusValue {
-        try await translate {
-            try await connection.property(name, interface: Self.contextInterface, path: path, destination: Self.busName, timeout: timeout)
-        }
+        let proxy = contextProxy(path)
+        return try await translate { try await proxy.property(name) }
     }
 
     func createContext(_ options: [String: DBusValue] = [:]) async throws(CLIError) -> String {
-        guard let path = try await manager("CreateContext", [.vardict(options)]).first?.objectPath else {
-            throw .failed("CreateContext replied without an object path.")
-        }
-        return path
+        let manager = managerProxy
+        return try await translate { try await manager.createContext(options: options) }
     }
 
     func userState() async throws(CLIError) -> UserState {
-        guard let values = try await manager("GetUserState").first?.vardict else {
-            throw .failed("GetUserState replied without a dictionary.")
-        }
-        return UserState(values)
+        let manager = managerProxy
+        return UserState(try await translate { try await manager.userState() })
     }
 
     func backends() async throws(CLIError) -> [Backend] {
@@ -91,9 +78,10 @@ struct DaemonClient: Sendable {
             guard let fields = element.structure, fields.count >= 3, let id = fields[0].string,
                   let modality = fields[1].string, let available = fields[2].bool else { return nil }
             let details = fields.count > 3 ? fields[3].vardict ?? [:] : [:]
-            return Backend(id: id, modality: modality, available: available, kind: details["Kind"]?.string ?? "built-in",
-                           version: details["ProviderVersion"]?.string ?? "", state: details["State"]?.string ?? (available ? "available" : "disconnected"),
-                           description: details["Description"]?.string ?? "")
+            func detail(_ key: LocalAuthBackendDetailKey) -> String? { details[key.rawValue]?.string }
+            return Backend(id: id, modality: modality, available: available, kind: detail(.kind) ?? "built-in",
+                           version: detail(.providerVersion) ?? "", state: detail(.state) ?? (available ? "available" : "disconnected"),
+                           description: detail(.description) ?? "")
         }
     }
 

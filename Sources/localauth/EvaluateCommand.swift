@@ -86,7 +86,7 @@ struct EvaluateCommand: ParsableCommand {
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let subscription = try await client.translate {
             try await client.connection.subscribe(
-                DBusMatchRule(path: context, interface: DaemonClient.contextInterface, member: "Prompt")) { signal in
+                DBusMatchRule(path: context, interface: LocalAuthBusNames.contextInterface, member: "Prompt")) { signal in
                 continuation.yield(.prompt(kind: signal.arguments.first?.string ?? "", message: signal.arguments.dropFirst().first?.string ?? ""))
             }
         }

@@ -58,18 +58,18 @@ struct MonitorCommand: ParsableCommand {
         let (events, continuation) = AsyncStream<Wake>.makeStream()
         let connection = client.connection
         _ = try await client.translate {
-            try await connection.watchNameOwners(DaemonClient.busName) { _ in continuation.yield(.daemon) }
+            try await connection.watchNameOwners(LocalAuthBusNames.busName) { _ in continuation.yield(.daemon) }
         }
         // Subscribed before the first read, so no change falls between the read and the subscription.
         _ = try await client.translate {
             try await connection.subscribe(DBusMatchRule(
-                sender: DaemonClient.busName, path: DaemonClient.managerPath, interface: DaemonClient.managerInterface,
+                sender: LocalAuthBusNames.busName, path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface,
                 member: "UserStateChanged")) { _ in continuation.yield(.changed) }
         }
         _ = try await client.translate {
             try await connection.subscribe(DBusMatchRule(
-                sender: DaemonClient.busName, path: DaemonClient.managerPath, interface: "org.freedesktop.DBus.Properties",
-                member: "PropertiesChanged", arg0: DaemonClient.managerInterface)) { _ in continuation.yield(.changed) }
+                sender: LocalAuthBusNames.busName, path: LocalAuthBusNames.managerPath, interface: "org.freedesktop.DBus.Properties",
+                member: "PropertiesChanged", arg0: LocalAuthBusNames.managerInterface)) { _ in continuation.yield(.changed) }
         }
         Interrupts.handler = { continuation.yield(.stop) }
         // A passcode delay ends without an announcement (PasscodeRetryAfter is a time): wake then.

@@ -28,7 +28,7 @@ if options.showHelp {
     exit(0)
 }
 if options.showVersion {
-    print("localauthd \(BusContract.version)")
+    print("localauthd \(LocalAuthInterface.version)")
     exit(0)
 }
 
@@ -75,7 +75,7 @@ do {
 service.onDisconnect { emit.yield(.stop(reason: "the bus went away")) }
 if let interval = ServiceManager.watchdogInterval { service.startWatchdog(every: interval) }
 ServiceManager.notify("READY=1\nSTATUS=\(await service.status())")
-log.log(.notice, "localauthd \(BusContract.version): serving \(BusContract.busName), state in \(stateDirectory)")
+log.log(.notice, "localauthd \(LocalAuthInterface.version): serving \(LocalAuthBusNames.busName), state in \(stateDirectory)")
 
 // Bus activation: leave when no client has held a context for `idleExit` seconds (state is on disk).
 let idleTimer = options.idleExit.map { idleExit in

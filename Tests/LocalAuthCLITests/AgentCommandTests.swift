@@ -37,7 +37,7 @@ struct AgentCommandTests {
             let context = try await app.createContext()
             _ = try await app.context(context, "EvaluatePolicy", [.uint32(2), .string("my reason")])
             let cancelled = await errorName { _ = try await app.context(try await app.createContext(), "EvaluatePolicy", [.uint32(2), .string("second reason")]) }
-            #expect(cancelled == DaemonUnderTest.errorPrefix + "UserCancel")
+            #expect(cancelled == LocalAuthBusNames.errorPrefix + "UserCancel")
             let result = try await terminal.value
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("Enter your passcode.") && result.output.contains("Wrong passcode; try again."), "\(result.output)")

@@ -115,8 +115,8 @@ struct CommandLineTests {
         try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
             let client = try await Client(bus)
             func pending() async throws -> DBusValue {
-                try await client.connection.property("Pending", interface: DaemonUnderTest.simulatorInterface,
-                                                     path: DaemonUnderTest.simulatorPath, destination: DaemonUnderTest.busName)
+                try await client.connection.property("Pending", interface: LocalAuthBusNames.simulatorInterface,
+                                                     path: LocalAuthBusNames.simulatorPath, destination: LocalAuthBusNames.busName)
             }
             #expect(try await CLI.run(bus, ["sim", "touch", "left-thumb"]).status == 0)
             #expect(try await CLI.run(bus, ["sim", "retry", "too-short"]).status == 0)

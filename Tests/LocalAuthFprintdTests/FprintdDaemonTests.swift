@@ -124,18 +124,18 @@ struct FprintdDaemonTests {
             try await rig.enroll()
             let first = try await rig.begin()
             for _ in 0..<3 { try rig.fprintd.send("SCAN someone-else") }
-            #expect(await first.evaluation.value == D.errorPrefix + "AuthenticationFailed", "three tries per evaluation")
+            #expect(await first.evaluation.value == LocalAuthBusNames.errorPrefix + "AuthenticationFailed", "three tries per evaluation")
             #expect(try await rig.failures() == 3)
             try await rig.expectReleased("after a failure")
             let second = try await rig.begin()
             for _ in 0..<2 { try rig.fprintd.send("SCAN someone-else") }
-            #expect(await second.evaluation.value == D.errorPrefix + "BiometryLockout")
+            #expect(await second.evaluation.value == LocalAuthBusNames.errorPrefix + "BiometryLockout")
             #expect(try await rig.failures() == 5)
             try await rig.expectReleased("after the lockout")
             // Locked out whatever fprintd thinks: the right finger is not even asked for.
             let context = try await rig.client.createContext()
             #expect(await errorName { _ = try await rig.client.context(context, "EvaluatePolicy", [.uint32(1), .string("test")]) }
-                == D.errorPrefix + "BiometryLockout")
+                == LocalAuthBusNames.errorPrefix + "BiometryLockout")
             #expect(!rig.fprintd.isOpen)
         }
     }
@@ -149,7 +149,7 @@ struct FprintdDaemonTests {
             let deadline = ContinuousClock.now + .seconds(5)
             while try await rig.failures() == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             _ = try await rig.client.context(context, "Cancel")
-            #expect(await evaluation.value == D.errorPrefix + "UserCancel")
+            #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "UserCancel")
             #expect(try await rig.failures() == 1, "four retries and one no-match count as one failure")
             try await rig.expectReleased("after a cancel")
         }
@@ -160,10 +160,10 @@ struct FprintdDaemonTests {
             try await rig.enroll()
             let (context, evaluation) = try await rig.begin()
             try rig.fprintd.send("UNPLUG")
-            #expect(await evaluation.value == D.errorPrefix + "BiometryNotAvailable")
+            #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
             #expect(try await rig.failures() == 0, "nothing counted")
             try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection) { $0 != "available" }
-            #expect(await errorName { _ = try await rig.client.context(context, "CanEvaluatePolicy", [.uint32(1)]) } == D.errorPrefix + "BiometryNotAvailable")
+            #expect(await errorName { _ = try await rig.client.context(context, "CanEvaluatePolicy", [.uint32(1)]) } == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
         }
     }
 
@@ -172,7 +172,7 @@ struct FprintdDaemonTests {
             try await rig.enroll()
             let (_, evaluation) = try await rig.begin()
             rig.fprintd.killFprintd()
-            #expect(await evaluation.value == D.errorPrefix + "BiometryNotAvailable")
+            #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
             #expect(try await rig.failures() == 0, "nothing counted")
             try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection) { $0 != "available" }
             let watcher = try await rig.bus.connect()
@@ -196,7 +196,7 @@ struct FprintdDaemonTests {
                 member: "Claim", arguments: [.string(ProviderRig.userName)])
             let context = try await rig.client.createContext()
             #expect(await errorName { _ = try await rig.client.context(context, "EvaluatePolicy", [.uint32(1), .string("test")]) }
-                == D.errorPrefix + "BiometryNotAvailable", "the provider's Busy ends the evaluation without a hang")
+                == LocalAuthErrorName.biometryNotAvailable.dbusName, "the provider's Busy ends the evaluation without a hang")
             #expect(try await rig.failures() == 0, "nothing counted")
             lockScreen.close()
             let (_, evaluation) = try await rig.begin()

@@ -79,7 +79,7 @@ struct PAMModuleTests {
             #expect(remote.output.contains(PAMOutcome.authinfoUnavailable) && !remote.output.contains("Touch"), "\(remote.output)")
             let stacked = try await pam.run("stack", input: PAMHarness.password + "\n", items: ["rhost=laptop.example.org"])
             #expect(stacked.status == 0, "\(stacked.output)")
-            let pending = try await client.connection.property("Pending", interface: D.simulatorInterface, path: D.simulatorPath, destination: D.busName)
+            let pending = try await client.connection.property("Pending", interface: LocalAuthBusNames.simulatorInterface, path: LocalAuthBusNames.simulatorPath, destination: LocalAuthBusNames.busName)
             #expect(pending == .uint32(1), "the touch was not read")
             // rhost=localhost is local.
             let local = try await pam.run("solo", items: ["rhost=localhost"])
@@ -119,7 +119,7 @@ struct PAMModuleTests {
             let app = try await client.createContext()
             let evaluation = try await client.begin(app, policy: 1)
             for _ in 1...2 { try await client.simulator("Touch", [.string("left-thumb")]) }
-            #expect(await evaluation.value == D.errorPrefix + "BiometryLockout")
+            #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "BiometryLockout")
 
             try await client.simulator("Touch", [.string(Self.finger)])
             let locked = try await pam.run("solo")
@@ -128,7 +128,7 @@ struct PAMModuleTests {
             let stacked = try await pam.run("stack", input: PAMHarness.password + "\n")
             #expect(stacked.status == 0, "\(stacked.output)")
             let later = try await client.createContext()
-            #expect(await errorName { _ = try await client.context(later, "CanEvaluatePolicy", [.uint32(1)]) } == D.errorPrefix + "BiometryLockout")
+            #expect(await errorName { _ = try await client.context(later, "CanEvaluatePolicy", [.uint32(1)]) } == LocalAuthBusNames.errorPrefix + "BiometryLockout")
         }
     }
 
@@ -161,7 +161,7 @@ struct PAMModuleTests {
             let context = try await client.createContext()
             let prompts = Inbox<String>()
             let subscription = try await client.connection.subscribe(
-                DBusMatchRule(path: context, interface: D.contextInterface, member: "Prompt")) { prompts.put($0.arguments.first?.string ?? "") }
+                DBusMatchRule(path: context, interface: LocalAuthBusNames.contextInterface, member: "Prompt")) { prompts.put($0.arguments.first?.string ?? "") }
             defer { client.connection.unsubscribe(subscription) }
             async let evaluation = errorName { _ = try await client.context(context, "EvaluatePolicy", [.uint32(1), .string("check")]) }
             #expect(try await prompts.next(within: .seconds(20)) == "biometry")
@@ -273,7 +273,7 @@ struct PAMModuleTests {
         #expect(symbols.sorted() == ["pam_sm_authenticate", "pam_sm_setcred"], "\(result.output)")
     }
     private func pending(_ client: Client) async throws -> DBusValue {
-        try await client.connection.property("Pending", interface: D.simulatorInterface, path: D.simulatorPath, destination: D.busName)
+        try await client.connection.property("Pending", interface: LocalAuthBusNames.simulatorInterface, path: LocalAuthBusNames.simulatorPath, destination: LocalAuthBusNames.busName)
     }
 
     @Test func aClosedLidWithoutADockSkipsBiometrics() async throws {

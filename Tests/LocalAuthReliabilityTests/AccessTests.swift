@@ -35,6 +35,8 @@ simulator = bus.get_object(N, M + '/simulator', introspect=False)
 for member, arguments in [('Touch', ['right-index-finger']), ('FingerprintRetry', ['too-fast']), ('PresentFace', ['primary', True]),
                           ('SetConnected', ['fingerprint', False]), ('PressCancel', []), ('PressFallback', []), ('Reset', [])]:
     attempt('simulator-' + member, lambda: simulator.get_dbus_method(member, N + '.Simulator')(*arguments))
+attempt('simulator-Get', lambda: dbus.Interface(simulator, 'org.freedesktop.DBus.Properties').Get(N + '.Simulator', 'Pending'))
+attempt('simulator-GetAll', lambda: dbus.Interface(simulator, 'org.freedesktop.DBus.Properties').GetAll(N + '.Simulator'))
 manager = dbus.Interface(bus.get_object(N, M, introspect=False), N + '.Manager')
 attempt('manager-ResetLockout-root', lambda: manager.ResetLockout(dbus.UInt32(0)))
 attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65534)))
@@ -55,12 +57,12 @@ attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65
             let context = try await owner.createContext()
             let invalidated = try await owner.createContext()
             _ = try await owner.context(invalidated, "Invalidate")
-            let never = D.managerPath + "/context/999999"
+            let never = LocalAuthBusNames.managerPath + "/context/999999"
 
             // A stranger listening to everything the daemon sends, with ordinary match rules.
             let monitor = Process()
             monitor.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            monitor.arguments = Self.nobody + ["/usr/bin/gdbus", "monitor", "--address", bus.address, "--dest", D.busName]
+            monitor.arguments = Self.nobody + ["/usr/bin/gdbus", "monitor", "--address", bus.address, "--dest", LocalAuthBusNames.busName]
             let pipe = Pipe()
             monitor.standardOutput = pipe
             monitor.standardError = pipe
@@ -74,7 +76,7 @@ attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65
                                              timeout: .seconds(30))
             #expect(attempts.status == 0, "\(attempts.output)")
             let outcomes = attempts.output.split(separator: "\n")
-            #expect(outcomes.count == 19, "\(attempts.output)")
+            #expect(outcomes.count == 21, "\(attempts.output)")
             for outcome in outcomes {
                 // Someone else's context looks like no context at all: existence is not even revealed.
                 if outcome.hasPrefix("context-Introspect") {

@@ -68,7 +68,7 @@ struct AgentTests {
             let evaluation = Self.evaluate(app, context, policy: 2)
             let first = try #require(try await agent.next("passcode").cookie)
             let wrong = await errorName { try await agent.respond(first, "passcode", passcode: "wrong-guess") }
-            #expect(wrong == D.errorPrefix + "AuthenticationFailed")
+            #expect(wrong == LocalAuthBusNames.errorPrefix + "AuthenticationFailed")
             #expect(try await app.userState()["PasscodeFailures"] == .uint32(1))
             // The cookie is used up: even the right passcode with it is refused, and not counted.
             let reused = await errorName { try await agent.respond(first, "passcode", passcode: Self.passcode) }
@@ -122,7 +122,7 @@ struct AgentTests {
             #expect(try await app.property(context, "State") == .string("passcode"))
             #expect(try await app.userState()["PasscodeFailures"] == .uint32(0))
             try await agent.respond(cookie, "cancel")
-            #expect(await evaluation.value == D.errorPrefix + "UserCancel")
+            #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "UserCancel")
             #expect(Self.result(try await agent.next("end")) == "UserCancel")
         }
     }
@@ -147,7 +147,7 @@ struct AgentTests {
 
             let context = try await app.createContext()
             // No agent of mine: policy 2 cannot ask for the passcode (the other uid's agent does not count).
-            #expect(await Self.evaluate(app, context, policy: 2, reason: "my secret reason").value == D.errorPrefix + "NotInteractive")
+            #expect(await Self.evaluate(app, context, policy: 2, reason: "my secret reason").value == LocalAuthBusNames.errorPrefix + "NotInteractive")
             // With my own agent the prompt goes to it alone.
             let mine = try await TestAgent(bus)
             try await mine.register()
@@ -224,7 +224,7 @@ struct AgentTests {
             let third = try await app.createContext()
             let fallingBack = try await app.begin(third, policy: 2)
             _ = try await app.context(third, "Fallback")
-            #expect(await fallingBack.value == D.errorPrefix + "NotInteractive")
+            #expect(await fallingBack.value == LocalAuthBusNames.errorPrefix + "NotInteractive")
             #expect(try await app.userState()["PasscodeFailures"] == .uint32(0))
         }
     }
@@ -241,7 +241,7 @@ struct AgentTests {
             let begin = try await agent.next("begin")
             #expect(try Self.request(begin)["FallbackTitle"] == .string("Use Password") && Self.request(begin)["PasscodeAllowed"] == .bool(false))
             try await agent.respond(try #require(begin.cookie), "fallback")
-            #expect(await first.value == D.errorPrefix + "UserFallback")
+            #expect(await first.value == LocalAuthBusNames.errorPrefix + "UserFallback")
             #expect(Self.result(try await agent.next("end")) == "UserFallback")
             // Policy 2: the fallback asks for the passcode, then the passcode succeeds.
             let owner = try await app.createContext()
@@ -256,14 +256,14 @@ struct AgentTests {
             // Cancel.
             let third = Self.evaluate(app, try await app.createContext(), policy: 2)
             try await agent.respond(try #require(try await agent.next("begin").cookie), "cancel")
-            #expect(await third.value == D.errorPrefix + "UserCancel")
+            #expect(await third.value == LocalAuthBusNames.errorPrefix + "UserCancel")
             // A hidden fallback button: refused, the evaluation goes on, the next cookie still works.
             let hidden = try await app.createContext(["LocalizedFallbackTitle": .string("")])
             let fourth = Self.evaluate(app, hidden, policy: 1)
             let shown = try await agent.next("begin")
             #expect(await errorName { try await agent.respond(try #require(shown.cookie), "fallback") } == "org.freedesktop.DBus.Error.NotSupported")
             try await agent.respond(try #require(try await agent.next("ready").cookie), "cancel")
-            #expect(await fourth.value == D.errorPrefix + "UserCancel")
+            #expect(await fourth.value == LocalAuthBusNames.errorPrefix + "UserCancel")
         }
     }
 
@@ -298,10 +298,10 @@ struct AgentTests {
             #expect(await errorName { try await agent.register(options: ["Fallback": .bool(true), "OwnContexts": .bool(true)]) } == invalid)
             #expect(await errorName { try await agent.register(options: ["Everyone": .bool(true)]) } == invalid)
             try await agent.register()
-            #expect(await errorName { try await agent.register() } == D.errorPrefix + "Busy")
+            #expect(await errorName { try await agent.register() } == LocalAuthBusNames.errorPrefix + "Busy")
             // With a fallback agent serving my uid, an app cannot be its own agent.
             let app = try await TestAgent(bus)
-            #expect(await errorName { try await app.register(options: ["OwnContexts": .bool(true)]) } == D.errorPrefix + "Busy")
+            #expect(await errorName { try await app.register(options: ["OwnContexts": .bool(true)]) } == LocalAuthBusNames.errorPrefix + "Busy")
             _ = try await agent.manager("UnregisterAgent")
             try await app.register(options: ["OwnContexts": .bool(true)])
             #expect(await errorName { _ = try await agent.manager("UnregisterAgent") } == invalid)
@@ -336,16 +336,16 @@ struct AgentTests {
             _ = try await agent.next("passcode")
             agent.close()
             _ = try await app.context(context, "Cancel")
-            #expect(await evaluation.value == D.errorPrefix + "UserCancel")
+            #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "UserCancel")
             // The bus tells the daemon; a new evaluation then finds no agent.
             var outcome: String?
             for _ in 0..<50 {
                 outcome = await Self.evaluate(app, context, policy: 2).value
-                if outcome == D.errorPrefix + "NotInteractive" { break }
+                if outcome == LocalAuthBusNames.errorPrefix + "NotInteractive" { break }
                 _ = try? await app.context(context, "Cancel")
                 try await Task.sleep(for: .milliseconds(100))
             }
-            #expect(outcome == D.errorPrefix + "NotInteractive")
+            #expect(outcome == LocalAuthBusNames.errorPrefix + "NotInteractive")
         }
     }
 }

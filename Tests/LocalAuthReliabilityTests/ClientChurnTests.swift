@@ -57,7 +57,7 @@ print('churned', done)
         try await withDaemon(configuration: "max_contexts = 40\nroot_reserved_contexts = 0\n") { _, bus in
             let client = try await Client(bus)
             try await client.setUp(fingers: ["right-index-finger"])
-            let pid = try #require(try await client.connection.credentials(of: D.busName).pid)
+            let pid = try #require(try await client.connection.credentials(of: LocalAuthBusNames.busName).pid)
             let warmUp = try await runTool("/usr/bin/python3", ["-c", Self.script, bus.address, String(max(rounds / 4, 10)), "10"], timeout: .seconds(120))
             #expect(warmUp.status == 0, "warm-up: \(warmUp.output); \(reproduce)")
             let before = Self.residentKiB(pid)

@@ -104,7 +104,7 @@ struct CrashSafetyTests {
     static func startEvaluation(_ client: Client, _ context: String) async throws -> (Task<String?, Never>, String?) {
         let first = Inbox<String?>()
         let subscription = try await client.connection.subscribe(
-            DBusMatchRule(path: context, interface: D.contextInterface, member: "Prompt")) { _ in first.put(nil) }
+            DBusMatchRule(path: context, interface: LocalAuthBusNames.contextInterface, member: "Prompt")) { _ in first.put(nil) }
         defer { client.connection.unsubscribe(subscription) }
         let evaluation = Task {
             let outcome = await errorName { _ = try await client.context(context, "EvaluatePolicy", [.uint32(2), .string("which passcode")]) }

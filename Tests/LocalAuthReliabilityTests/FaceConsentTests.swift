@@ -11,7 +11,7 @@ import Testing
 struct FaceConsentTests {
     typealias D = DaemonUnderTest
     static let usage: [String: DBusValue] = ["FaceUsageDescription": .string("Unlock your notes with a glance.")]
-    static let notAvailable = D.errorPrefix + "BiometryNotAvailable"
+    static let notAvailable = LocalAuthBusNames.errorPrefix + "BiometryNotAvailable"
 
     static func consents(_ client: Client) async throws -> [String: Bool] {
         let elements = try #require(try await client.manager("GetFaceConsents").first?.arrayElements)
@@ -87,7 +87,7 @@ struct FaceConsentTests {
 
             // Allowing needs the passcode, so an app cannot allow itself.
             let guessed = await errorName { _ = try await later.manager("SetFaceConsent", [.string(identity), .bool(true), .string("guess-guess")]) }
-            #expect(guessed == D.errorPrefix + "AuthenticationFailed")
+            #expect(guessed == LocalAuthBusNames.errorPrefix + "AuthenticationFailed")
             #expect(try await later.userState()["PasscodeFailures"] == .uint32(1))
             _ = try await later.manager("SetFaceConsent", [.string(identity), .bool(true), .string(AgentTests.passcode)])
             _ = try await later.context(try await later.createContext(Self.usage), "CanEvaluatePolicy", [.uint32(1)])

@@ -68,10 +68,10 @@ print('drained', round(time.time() - started, 1), flush=True)
             async let failed = errorName { _ = try await victim.context(context, "EvaluatePolicy", [.uint32(1), .string("x")]) }
             try await victim.simulator("Touch", [.string("left-thumb")])
             try await victim.simulator("Touch", [.string("left-thumb")])
-            #expect(await failed == D.errorPrefix + "BiometryLockout")
+            #expect(await failed == LocalAuthBusNames.errorPrefix + "BiometryLockout")
             let locked = try await victim.userState()
             #expect(locked["BiometryLockedOut"] == .bool(true), "\(locked)")
-            let pid = try #require(try await victim.connection.credentials(of: D.busName).pid)
+            let pid = try #require(try await victim.connection.credentials(of: LocalAuthBusNames.busName).pid)
 
             let finished = Finished()
             let flood = Task {
@@ -96,7 +96,7 @@ print('drained', round(time.time() - started, 1), flush=True)
             #expect(slowest < .seconds(5), "a bystander waited \(slowest) for GetUserState during the flood (\(probes) calls); \(reproduce)")
 
             // The same daemon process, still serving, and the victim's lockout stays.
-            let after = try await victim.connection.credentials(of: D.busName).pid
+            let after = try await victim.connection.credentials(of: LocalAuthBusNames.busName).pid
             #expect(after == pid, "the daemon was replaced or died (pid \(pid) → \(after.map(String.init) ?? "none")); \(reproduce)")
             let state = try await victim.userState()
             #expect(state["BiometryLockedOut"] == .bool(true) && state["BiometryFailures"] == locked["BiometryFailures"],

@@ -31,7 +31,7 @@ struct LockoutRaceTests {
             #expect(touches.allSatisfy { $0 == nil || $0 == "org.freedesktop.DBus.Error.LimitsExceeded" }, "\(count) clients: touches answered \(touches)")
             var outcomes: [String?] = []
             for evaluation in evaluations { outcomes.append(await evaluation.value) }
-            let allowed: Set<String?> = [D.errorPrefix + "AuthenticationFailed", D.errorPrefix + "BiometryLockout"]
+            let allowed: Set<String?> = [LocalAuthBusNames.errorPrefix + "AuthenticationFailed", LocalAuthBusNames.errorPrefix + "BiometryLockout"]
             #expect(outcomes.allSatisfy { allowed.contains($0) }, "\(count) clients: an evaluation ended otherwise: \(outcomes)")
             var state = try await admin.userState()
             #expect(state["BiometryFailures"] == .uint32(5) && state["BiometryLockedOut"] == .bool(true),
@@ -50,7 +50,7 @@ struct LockoutRaceTests {
                 }
                 return await group.reduce(into: [String?]()) { $0.append($1) }
             }
-            #expect(late.allSatisfy { $0 == D.errorPrefix + "BiometryLockout" }, "an attempt was accepted past the lock: \(late)")
+            #expect(late.allSatisfy { $0 == LocalAuthBusNames.errorPrefix + "BiometryLockout" }, "an attempt was accepted past the lock: \(late)")
             state = try await admin.userState()
             #expect(state["BiometryFailures"] == .uint32(5) && state["BiometryLockedOut"] == .bool(true), "after the lock: \(state)")
             #expect(!daemon.logText.isEmpty)

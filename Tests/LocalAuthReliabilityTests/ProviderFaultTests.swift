@@ -24,7 +24,7 @@ struct ProviderFaultTests {
     static func watchStates(_ id: String, _ connection: DBusConnection) async throws -> (Inbox<String>, DBusSubscription) {
         let states = Inbox<String>()
         let subscription = try await connection.subscribe(
-            DBusMatchRule(path: D.managerPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")) { signal in
+            DBusMatchRule(path: LocalAuthBusNames.managerPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")) { signal in
             guard let backends = signal.arguments.dropFirst().first?.vardict?["Backends"]?.arrayElements else { return }
             for element in backends {
                 if let fields = element.structure, fields.first == .string(id), let state = fields.last?.vardict?["State"]?.string { states.put(state) }
@@ -49,7 +49,7 @@ struct ProviderFaultTests {
             let pid = try await P.pid(rig.client.connection)
 
             kill(pid, SIGKILL)
-            #expect(await evaluation.value == D.errorPrefix + "BiometryNotAvailable", "the same as a simulator's disconnect")
+            #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable", "the same as a simulator's disconnect")
             #expect(try await states.next().hasPrefix("down: "), "the backend shows unavailable")
             #expect(try await rig.client.userState()["BiometryFailures"] == .uint32(0), "nothing counted")
             #expect(Self.ledger(rig) == ledger, "the ledger is untouched")
@@ -75,7 +75,7 @@ struct ProviderFaultTests {
             let context = try await rig.client.createContext()
             let started = ContinuousClock.now
             let evaluation = try await rig.begin(context, policy: 1)
-            #expect(await evaluation.value == D.errorPrefix + "BiometryNotAvailable")
+            #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
             let waited = ContinuousClock.now - started
             #expect(waited >= .milliseconds(900) && waited < .seconds(15), "ended by the 1 s provider_timeout, after \(waited)")
             try await P.waitForBackend("reference", on: rig.client.connection) { $0 == "available" }
@@ -110,7 +110,7 @@ struct ProviderFaultTests {
 
             #expect(try await rig.client.property(context, "State") == .string("biometry"), "the hung Arm is still outstanding")
             _ = try await rig.client.context(context, "Cancel")
-            #expect(await hung.value == D.errorPrefix + "UserCancel", "a context whose provider hangs can still be cancelled")
+            #expect(await hung.value == LocalAuthBusNames.errorPrefix + "UserCancel", "a context whose provider hangs can still be cancelled")
         }
     }
 
@@ -150,7 +150,7 @@ struct ProviderFaultTests {
             #expect(try await rig.client.userState()["BiometryFailures"] == .uint32(0), "no-matches for other sessions are not counted")
             #expect(try await rig.client.property(context, "State") == .string("biometry"), "a match for another session did not end it")
             _ = try await rig.client.context(context, "Cancel")
-            #expect(await evaluation.value == D.errorPrefix + "UserCancel")
+            #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "UserCancel")
             #expect(rig.daemon.logText.contains("provider reference: ignored match for session \(session + 1000), which is not armed on it"))
         }
     }
@@ -164,9 +164,9 @@ struct ProviderFaultTests {
             #expect(daemon.logText.contains("provider reference: refused: it speaks provider protocol version 2"))
             _ = try await client.manager("SetPasscode", [.string(""), .string(Self.passcode)])
             let enroll = await errorName { _ = try await client.manager("Enroll", [.string("fingerprint"), .string("left-thumb"), .string(Self.passcode)]) }
-            #expect(enroll == D.errorPrefix + "BiometryNotAvailable")
+            #expect(enroll == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
             let context = try await client.createContext()
-            #expect(await errorName { _ = try await client.context(context, "CanEvaluatePolicy", [.uint32(1)]) } == D.errorPrefix + "BiometryNotAvailable")
+            #expect(await errorName { _ = try await client.context(context, "CanEvaluatePolicy", [.uint32(1)]) } == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
             // Nothing it reports is believed.
             #expect(try await P.simulator(client.connection, "Report", [.uint64(1), .string("match"), .string("x")]).first
                         == .string("org.freedesktop.DBus.Error.AccessDenied"))
@@ -247,7 +247,7 @@ attempt('own-provider-name', lambda: bus.request_name('org.localauth.Provider.Re
             #expect(try await P.simulator(client.connection, "Report", [.uint64(1), .string("match"), .string("x")]).first
                         == .string("org.freedesktop.DBus.Error.AccessDenied"))
             let context = try await client.createContext()
-            #expect(await errorName { _ = try await client.context(context, "CanEvaluatePolicy", [.uint32(1)]) } == D.errorPrefix + "BiometryNotAvailable")
+            #expect(await errorName { _ = try await client.context(context, "CanEvaluatePolicy", [.uint32(1)]) } == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
         }
     }
 }

@@ -24,7 +24,7 @@ struct SecretsTests {
             _ = await errorName { _ = try await client.context(context, "SubmitPasscode", [.string(wrong)]) }
             _ = try await client.context(context, "SubmitPasscode", [.string(second)])
             #expect(await running.value == nil)
-            let pid = try #require(try await client.connection.credentials(of: D.busName).pid)
+            let pid = try #require(try await client.connection.credentials(of: LocalAuthBusNames.busName).pid)
 
             var places: [(String, Data)] = [("daemon log", Data(daemon.logText.utf8))]
             let files = FileManager.default.enumerator(atPath: daemon.stateDirectory)?.compactMap { $0 as? String } ?? []
@@ -58,17 +58,17 @@ struct SecretsTests {
             let client = try await Client(bus)
             _ = try await client.manager("SetPasscode", [.string(""), argument(current)])
             let refusal = await errorName { _ = try await client.manager("SetPasscode", [argument(wrongCurrent), argument(refused)]) }
-            #expect(refusal == D.errorPrefix + "AuthenticationFailed")
+            #expect(refusal == LocalAuthBusNames.errorPrefix + "AuthenticationFailed")
             let context = try await client.createContext()
             let running = try await client.begin(context, policy: 2)
             let wrong = await errorName { _ = try await client.context(context, "SubmitPasscode", [argument(wrongSubmitted)]) }
-            #expect(wrong == D.errorPrefix + "AuthenticationFailed")
+            #expect(wrong == LocalAuthBusNames.errorPrefix + "AuthenticationFailed")
             _ = try await client.context(context, "SubmitPasscode", [argument(current)])
             #expect(await running.value == nil)
             // The daemon runs each client's requests in order: once this is answered, the jobs that
             // held the passcodes above have finished and been released.
             _ = try await client.userState()
-            let pid = try #require(try await client.connection.credentials(of: D.busName).pid)
+            let pid = try #require(try await client.connection.credentials(of: LocalAuthBusNames.busName).pid)
 
             let copies = try MemoryScan.copies(of: secrets.map(\.1), in: Int32(pid))
             for ((name, _), hits) in zip(secrets, copies) {

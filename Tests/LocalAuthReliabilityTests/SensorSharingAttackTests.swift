@@ -66,7 +66,7 @@ while True:
                 let context = try await victim.createContext()
                 let prompts = Inbox<String>()
                 let subscription = try await victim.connection.subscribe(
-                    DBusMatchRule(path: context, interface: D.contextInterface, member: "Prompt")) { signal in
+                    DBusMatchRule(path: context, interface: LocalAuthBusNames.contextInterface, member: "Prompt")) { signal in
                     prompts.put(signal.arguments.first?.string ?? "")
                 }
                 defer { victim.connection.unsubscribe(subscription) }

@@ -45,7 +45,7 @@ struct UnwritableStateTests {
         let context = try await client.createContext()
         let prompted = Inbox<Void>()
         let subscription = try await client.connection.subscribe(
-            DBusMatchRule(path: context, interface: D.contextInterface, member: "Prompt")) { _ in prompted.put(()) }
+            DBusMatchRule(path: context, interface: LocalAuthBusNames.contextInterface, member: "Prompt")) { _ in prompted.put(()) }
         defer { client.connection.unsubscribe(subscription) }
         let evaluation = Task { await errorName { _ = try await client.context(context, "EvaluatePolicy", [.uint32(1), .string("vault")]) } }
         let ended = Task { _ = await evaluation.value; prompted.put(()) }

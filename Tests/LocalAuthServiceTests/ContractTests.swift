@@ -11,11 +11,8 @@ import Testing
 /// member is documented.
 @Suite("D-Bus contract files match the daemon", .timeLimit(.minutes(1)))
 struct ContractTests {
-    static let interfaces = [
-        DaemonUnderTest.managerInterface, DaemonUnderTest.contextInterface, DaemonUnderTest.simulatorInterface,
-        ReferenceProvider.hostInterface, ReferenceProvider.providerInterface,
-        DaemonUnderTest.agentInterface,
-    ]
+    /// Every interface of the one declaration; each has its contract file.
+    static let interfaces = LocalAuthInterface.all.map(\.name)
 
     /// The checkout root, found from this file: `<root>/Tests/LocalAuthServiceTests/ContractTests.swift`.
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
@@ -32,10 +29,10 @@ struct ContractTests {
             let client = try await Client(bus)
             let context = try await client.createContext()
             let objects = [
-                (path: DaemonUnderTest.managerPath, interface: DaemonUnderTest.managerInterface),
-                (path: context, interface: DaemonUnderTest.contextInterface),
-                (path: DaemonUnderTest.simulatorPath, interface: DaemonUnderTest.simulatorInterface),
-                (path: ReferenceProvider.hostPath, interface: ReferenceProvider.hostInterface),
+                (path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface),
+                (path: context, interface: LocalAuthBusNames.contextInterface),
+                (path: LocalAuthBusNames.simulatorPath, interface: LocalAuthBusNames.simulatorInterface),
+                (path: LocalAuthBusNames.providerHostPath, interface: LocalAuthBusNames.providerHostInterface),
             ]
             for object in objects {
                 let served = try await Self.introspect(bus, object.path)
@@ -49,7 +46,7 @@ struct ContractTests {
                 for difference in Self.differences(daemon: daemonSide, file: fileSide) {
                     Issue.record("\(object.interface) (\(object.path) vs \(Self.relativeName(object.interface))): \(difference)")
                 }
-                if object.path == DaemonUnderTest.managerPath {
+                if object.path == LocalAuthBusNames.managerPath {
                     #expect(Set(served.nodes).isSuperset(of: ["context", "providers", "simulator"]),
                             "\(object.path) should list the child nodes context, providers and simulator; it lists \(served.nodes)")
                 }
@@ -70,9 +67,18 @@ struct ContractTests {
             }
             connectionStaysOpen(client)
         }
-        let file = try String(contentsOf: Self.contractFile(DaemonUnderTest.managerInterface), encoding: .utf8)
+        let file = try String(contentsOf: Self.contractFile(LocalAuthBusNames.managerInterface), encoding: .utf8)
         for key in LocalAuthUserStateKey.allCases {
-            #expect(file.contains("\(key.rawValue) (\(key.signature)"), "\(Self.relativeName(DaemonUnderTest.managerInterface)) does not document \(key.rawValue) (\(key.signature))")
+            #expect(file.contains("\(key.rawValue) (\(key.signature)"), "\(Self.relativeName(LocalAuthBusNames.managerInterface)) does not document \(key.rawValue) (\(key.signature))")
+        }
+    }
+
+    /// The agent's request and update keys are documented in the Agent contract file as `Key (signature`.
+    @Test func agentKeysAreDocumented() throws {
+        let file = try String(contentsOf: Self.contractFile(LocalAuthBusNames.agentInterface), encoding: .utf8)
+        let keys = LocalAuthAgentRequestKey.allCases.map { ($0.rawValue, $0.signature) } + LocalAuthAgentUpdateKey.allCases.map { ($0.rawValue, $0.signature) }
+        for (key, signature) in keys {
+            #expect(file.contains("\(key) (\(signature)"), "\(Self.relativeName(LocalAuthBusNames.agentInterface)) does not document \(key) (\(signature))")
         }
     }
 
@@ -82,16 +88,16 @@ struct ContractTests {
         try await withPrivateBus { bus in
             let double = try await bus.connect()
             defer { double.close() }
-            try double.register(path: ProviderProtocol.providerPath, introspectionXML: DBusInterfaceDescription.document([ProviderProtocol.provider])) { _ in
+            try double.register(path: LocalAuthBusNames.providerPath, introspectionXML: DBusInterfaceDescription.document([LocalAuthInterface.provider])) { _ in
                 throw DBusError(.notSupported, "a contract test double")
             }
             try await double.requestName(ReferenceProvider.busName)
-            let served = try await Self.introspect(bus, ProviderProtocol.providerPath, destination: ReferenceProvider.busName)
-            let file = try await Self.canonical(Self.contractFile(ProviderProtocol.providerInterface))
-            let daemonSide = try #require(served.interfaces[ProviderProtocol.providerInterface])
-            let fileSide = try #require(file.interfaces[ProviderProtocol.providerInterface])
+            let served = try await Self.introspect(bus, LocalAuthBusNames.providerPath, destination: ReferenceProvider.busName)
+            let file = try await Self.canonical(Self.contractFile(LocalAuthBusNames.providerInterface))
+            let daemonSide = try #require(served.interfaces[LocalAuthBusNames.providerInterface])
+            let fileSide = try #require(file.interfaces[LocalAuthBusNames.providerInterface])
             for difference in Self.differences(daemon: daemonSide, file: fileSide) {
-                Issue.record("Provider1 (ProviderProtocol.provider vs \(Self.relativeName(ProviderProtocol.providerInterface))): \(difference)")
+                Issue.record("Provider1 (LocalAuthInterface.provider vs \(Self.relativeName(LocalAuthBusNames.providerInterface))): \(difference)")
             }
         }
     }
@@ -114,10 +120,10 @@ struct ContractTests {
             try process.run()
             defer { ChildProcess.kill(process) }
             _ = try await owned.next()
-            let served = try await Self.introspect(bus, ProviderProtocol.providerPath, destination: ReferenceProvider.busName)
-            let file = try await Self.canonical(Self.contractFile(ProviderProtocol.providerInterface))
-            let pythonSide = try #require(served.interfaces[ProviderProtocol.providerInterface], "the reference provider does not serve Provider1")
-            var fileSide = try #require(file.interfaces[ProviderProtocol.providerInterface])
+            let served = try await Self.introspect(bus, LocalAuthBusNames.providerPath, destination: ReferenceProvider.busName)
+            let file = try await Self.canonical(Self.contractFile(LocalAuthBusNames.providerInterface))
+            let pythonSide = try #require(served.interfaces[LocalAuthBusNames.providerInterface], "the reference provider does not serve Provider1")
+            var fileSide = try #require(file.interfaces[LocalAuthBusNames.providerInterface])
             fileSide.methods = fileSide.methods.mapValues { arguments in
                 arguments.map { argument in
                     let fields = argument.split(separator: " ")
@@ -125,7 +131,7 @@ struct ContractTests {
                 }
             }
             for difference in Self.differences(daemon: pythonSide, file: fileSide) {
-                Issue.record("Provider1 (reference-provider.py vs \(Self.relativeName(ProviderProtocol.providerInterface))): \(difference)")
+                Issue.record("Provider1 (reference-provider.py vs \(Self.relativeName(LocalAuthBusNames.providerInterface))): \(difference)")
             }
         }
     }
@@ -152,8 +158,8 @@ struct ContractTests {
                                                             member: "GetConnectionUnixProcessID", arguments: [.string(candidate)]).first?.uint32
                 if pid == UInt32(agent.processIdentifier) { name = candidate }
             }
-            let served = try await Self.introspect(bus, DaemonUnderTest.agentPath, destination: try #require(name))
-            let interface = DaemonUnderTest.agentInterface
+            let served = try await Self.introspect(bus, LocalAuthBusNames.agentPath, destination: try #require(name))
+            let interface = LocalAuthBusNames.agentInterface
             let file = try await Self.canonical(Self.contractFile(interface))
             let agentSide = try #require(served.interfaces[interface], "the terminal agent does not introspect \(interface)")
             let fileSide = try #require(file.interfaces[interface])
@@ -161,6 +167,28 @@ struct ContractTests {
                 Issue.record("\(interface) (localauth agent vs \(Self.relativeName(interface))): \(difference)")
             }
         }
+    }
+
+    /// The Swift declaration (what the daemon's tables, proxies and introspection come from) says
+    /// exactly what the contract file says, for every interface, whoever serves it.
+    @Test(arguments: interfaces)
+    func theSwiftDeclarationIsTheContractFile(_ name: String) async throws {
+        let declaration = try #require(LocalAuthInterface.all.first { $0.name == name })
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("declaration-\(UUID().uuidString).xml")
+        try DBusInterfaceDescription.document([declaration]).write(to: scratch, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let declared = try #require(try await Self.canonical(scratch, describedAs: "LocalAuthInterface \(name)").interfaces[name])
+        let file = try #require(try await Self.canonical(Self.contractFile(name)).interfaces[name], "\(Self.relativeName(name)) does not describe \(name)")
+        for difference in Self.differences(daemon: declared, file: file) {
+            Issue.record("\(name) (LocalAuthInterface vs \(Self.relativeName(name))): \(difference)")
+        }
+    }
+
+    /// dbus/ holds a contract file for each declared interface and no other.
+    @Test func everyContractFileIsDeclared() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.repositoryRoot.appendingPathComponent("dbus").path)
+            .filter { $0.hasSuffix(".xml") }.map { String($0.dropLast(4)) }
+        #expect(Set(files) == Set(Self.interfaces), "dbus/*.xml \(files.sorted()) vs LocalAuthInterface.all \(Self.interfaces.sorted())")
     }
 
     @Test(arguments: interfaces)
@@ -203,7 +231,7 @@ struct ContractTests {
     }
 
     /// What `gdbus introspect --xml` reports for `path`, reduced to the canonical form.
-    static func introspect(_ bus: PrivateBus, _ path: String, destination: String = DaemonUnderTest.busName) async throws -> Node {
+    static func introspect(_ bus: PrivateBus, _ path: String, destination: String = LocalAuthBusNames.busName) async throws -> Node {
         let result = try await runTool("/usr/bin/gdbus", [
             "introspect", "--address", bus.address, "--dest", destination, "--object-path", path, "--xml",
         ])

@@ -76,7 +76,7 @@ struct DaemonLifecycleTests {
             try await client.setUp(fingers: ["left-thumb"])
             let running = try await client.begin(try await client.createContext(), policy: 1)
             #expect(try await daemon.terminate() == 0)
-            #expect(await running.value == D.errorPrefix + "SystemCancel")
+            #expect(await running.value == LocalAuthBusNames.errorPrefix + "SystemCancel")
             #expect(daemon.logText.contains("stopping: SIGTERM"))
         }
     }

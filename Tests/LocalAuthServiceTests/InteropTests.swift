@@ -10,54 +10,54 @@ struct InteropTests {
     typealias D = DaemonUnderTest
 
     func gdbus(_ address: String, _ path: String, _ method: String, _ arguments: [String] = []) async throws -> (status: Int32, output: String) {
-        try await runTool("/usr/bin/gdbus", ["call", "--address", address, "--dest", D.busName, "--object-path", path,
+        try await runTool("/usr/bin/gdbus", ["call", "--address", address, "--dest", LocalAuthBusNames.busName, "--object-path", path,
                                              "--timeout", "20", "--method", method] + arguments)
     }
 
     @Test func gdbusDrivesAWholeEvaluation() async throws {
         try await withDaemon(configuration: "simulator_event_ttl = 600\n") { _, bus in
-            let manager = "\(D.managerInterface)."
-            #expect(try await gdbus(bus.address, D.managerPath, manager + "SetPasscode", ["", "4711-secret"]).status == 0)
-            #expect(try await gdbus(bus.address, D.managerPath, manager + "Enroll", ["fingerprint", "left-thumb", "4711-secret"]).status == 0)
-            let created = try await gdbus(bus.address, D.managerPath, manager + "CreateContext", ["{'LocalizedCancelTitle': <'Stop'>}"])
+            let manager = "\(LocalAuthBusNames.managerInterface)."
+            #expect(try await gdbus(bus.address, LocalAuthBusNames.managerPath, manager + "SetPasscode", ["", "4711-secret"]).status == 0)
+            #expect(try await gdbus(bus.address, LocalAuthBusNames.managerPath, manager + "Enroll", ["fingerprint", "left-thumb", "4711-secret"]).status == 0)
+            let created = try await gdbus(bus.address, LocalAuthBusNames.managerPath, manager + "CreateContext", ["{'LocalizedCancelTitle': <'Stop'>}"])
             #expect(created.output.contains("objectpath '/org/localauth/LocalAuthentication1/context/1'"), "\(created.output)")
             // A context belongs to the connection that created it: gone once that gdbus process left.
             let context = "/org/localauth/LocalAuthentication1/context/1"
-            let gone = try await gdbus(bus.address, context, "\(D.contextInterface).CanEvaluatePolicy", ["3"])
+            let gone = try await gdbus(bus.address, context, "\(LocalAuthBusNames.contextInterface).CanEvaluatePolicy", ["3"])
             #expect(gone.status != 0 && gone.output.contains("org.freedesktop.DBus.Error.UnknownObject"), "\(gone.output)")
-            #expect(try await gdbus(bus.address, D.simulatorPath, "\(D.simulatorInterface).Touch", ["left-thumb"]).status == 0)
-            let pending = try await gdbus(bus.address, D.simulatorPath, "org.freedesktop.DBus.Properties.Get", [D.simulatorInterface, "Pending"])
+            #expect(try await gdbus(bus.address, LocalAuthBusNames.simulatorPath, "\(LocalAuthBusNames.simulatorInterface).Touch", ["left-thumb"]).status == 0)
+            let pending = try await gdbus(bus.address, LocalAuthBusNames.simulatorPath, "org.freedesktop.DBus.Properties.Get", [LocalAuthBusNames.simulatorInterface, "Pending"])
             #expect(pending.output.contains("<uint32 1>"), "\(pending.output)")
-            let state = try await gdbus(bus.address, D.managerPath, manager + "GetUserState")
+            let state = try await gdbus(bus.address, LocalAuthBusNames.managerPath, manager + "GetUserState")
             #expect(state.output.contains("'Enrollments': <[('fingerprint', 'left-thumb')]>"), "\(state.output)")
         }
     }
 
     @Test func busctlReadsPropertiesAndCalls() async throws {
         try await withDaemon { _, bus in
-            let version = try await runTool("/usr/bin/busctl", ["--address=\(bus.address)", "get-property", D.busName, D.managerPath, D.managerInterface, "Version"])
+            let version = try await runTool("/usr/bin/busctl", ["--address=\(bus.address)", "get-property", LocalAuthBusNames.busName, LocalAuthBusNames.managerPath, LocalAuthBusNames.managerInterface, "Version"])
             #expect(version.status == 0 && version.output.trimmingCharacters(in: .whitespacesAndNewlines) == "s \"1.0.0\"", "\(version.output)")
-            let state = try await runTool("/usr/bin/busctl", ["--address=\(bus.address)", "call", D.busName, D.managerPath, D.managerInterface, "GetUserState"])
+            let state = try await runTool("/usr/bin/busctl", ["--address=\(bus.address)", "call", LocalAuthBusNames.busName, LocalAuthBusNames.managerPath, LocalAuthBusNames.managerInterface, "GetUserState"])
             #expect(state.status == 0 && state.output.hasPrefix("a{sv} 8 "), "\(state.output)")
-            let created = try await runTool("/usr/bin/busctl", ["--address=\(bus.address)", "call", D.busName, D.managerPath, D.managerInterface,
+            let created = try await runTool("/usr/bin/busctl", ["--address=\(bus.address)", "call", LocalAuthBusNames.busName, LocalAuthBusNames.managerPath, LocalAuthBusNames.managerInterface,
                                                                  "CreateContext", "a{sv}", "1", "InteractionNotAllowed", "b", "true"])
             #expect(created.output.contains("o \"/org/localauth/LocalAuthentication1/context/1\""), "\(created.output)")
-            let refused = try await runTool("/usr/bin/busctl", ["--address=\(bus.address)", "call", D.busName, "/org/localauth/LocalAuthentication1/context/1",
-                                                                 D.contextInterface, "EvaluatePolicy", "us", "2", "x"])
+            let refused = try await runTool("/usr/bin/busctl", ["--address=\(bus.address)", "call", LocalAuthBusNames.busName, "/org/localauth/LocalAuthentication1/context/1",
+                                                                 LocalAuthBusNames.contextInterface, "EvaluatePolicy", "us", "2", "x"])
             #expect(refused.status != 0 && refused.output.contains("authentication needs interaction") == false)
         }
     }
 
     @Test func dbusSendGetsPropertiesAndErrors() async throws {
         try await withDaemon { _, bus in
-            let version = try await runTool("/usr/bin/dbus-send", ["--bus=\(bus.address)", "--print-reply", "--dest=\(D.busName)", D.managerPath,
-                                                                    "org.freedesktop.DBus.Properties.Get", "string:\(D.managerInterface)", "string:Version"])
+            let version = try await runTool("/usr/bin/dbus-send", ["--bus=\(bus.address)", "--print-reply", "--dest=\(LocalAuthBusNames.busName)", LocalAuthBusNames.managerPath,
+                                                                    "org.freedesktop.DBus.Properties.Get", "string:\(LocalAuthBusNames.managerInterface)", "string:Version"])
             #expect(version.output.contains("string \"1.0.0\""), "\(version.output)")
-            let unknown = try await runTool("/usr/bin/dbus-send", ["--bus=\(bus.address)", "--print-reply", "--dest=\(D.busName)",
-                                                                    "/org/localauth/LocalAuthentication1/context/77", "\(D.contextInterface).Cancel"])
+            let unknown = try await runTool("/usr/bin/dbus-send", ["--bus=\(bus.address)", "--print-reply", "--dest=\(LocalAuthBusNames.busName)",
+                                                                    "/org/localauth/LocalAuthentication1/context/77", "\(LocalAuthBusNames.contextInterface).Cancel"])
             #expect(unknown.status != 0 && unknown.output.contains("org.freedesktop.DBus.Error.UnknownObject"), "\(unknown.output)")
-            let badPolicy = try await runTool("/usr/bin/dbus-send", ["--bus=\(bus.address)", "--print-reply", "--dest=\(D.busName)",
-                                                                      D.managerPath, "\(D.managerInterface).ResetLockout", "string:root"])
+            let badPolicy = try await runTool("/usr/bin/dbus-send", ["--bus=\(bus.address)", "--print-reply", "--dest=\(LocalAuthBusNames.busName)",
+                                                                      LocalAuthBusNames.managerPath, "\(LocalAuthBusNames.managerInterface).ResetLockout", "string:root"])
             #expect(badPolicy.output.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(badPolicy.output)")
         }
     }

@@ -133,7 +133,7 @@ loop.run()
                 let heard = Inbox<[String: DBusValue]>()
                 let subscription = try await client.connection.subscribe(
                     DBusMatchRule(path: context, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")) { signal in
-                    if signal.arguments.first?.string == D.contextInterface, let changed = signal.arguments.dropFirst().first?.vardict {
+                    if signal.arguments.first?.string == LocalAuthBusNames.contextInterface, let changed = signal.arguments.dropFirst().first?.vardict {
                         heard.put(changed)
                     }
                 }

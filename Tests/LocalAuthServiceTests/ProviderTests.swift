@@ -38,12 +38,12 @@ struct ProviderTests {
             _ = try await rig.client.manager("SetPasscode", [.string(""), .string("4711-secret")])
             let progress = Inbox<[DBusValue]>()
             let mine = try await rig.client.connection.subscribe(
-                DBusMatchRule(path: D.managerPath, interface: D.managerInterface, member: "EnrollProgress")) { progress.put($0.arguments) }
+                DBusMatchRule(path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface, member: "EnrollProgress")) { progress.put($0.arguments) }
             defer { rig.client.connection.unsubscribe(mine) }
             let bystander = try await Client(rig.bus)
             let overheard = Inbox<[DBusValue]>()
             let theirs = try await bystander.connection.subscribe(
-                DBusMatchRule(interface: D.managerInterface, member: "EnrollProgress")) { overheard.put($0.arguments) }
+                DBusMatchRule(interface: LocalAuthBusNames.managerInterface, member: "EnrollProgress")) { overheard.put($0.arguments) }
             defer { bystander.connection.unsubscribe(theirs) }
 
             let enrollment = Task { await errorName { _ = try await rig.client.manager("Enroll", [.string("fingerprint"), .string("left-thumb"), .string("4711-secret")]) } }
@@ -69,7 +69,7 @@ struct ProviderTests {
             #expect(try await rig.listening.next().0 == "enrolling")
             try await P.simulator(rig.client.connection, "Touch", [.string("left-thumb")])
             _ = try await rig.client.manager("CancelEnrollment")
-            #expect(await enrollment.value == D.errorPrefix + "UserCancel")
+            #expect(await enrollment.value == LocalAuthBusNames.errorPrefix + "UserCancel")
             #expect(try await rig.client.userState()["Enrollments"]?.arrayElements?.isEmpty == true)
             #expect(try await P.simulator(rig.client.connection, "Templates", [.uint32(getuid())]).first?.arrayElements?.isEmpty == true)
             // The sensor is free again: the next enrollment runs.
@@ -133,7 +133,7 @@ struct ProviderTests {
         try await withReferenceProvider(others: ["face"]) { rig in
             let changes = Inbox<[String: DBusValue]>()
             let subscription = try await rig.client.connection.subscribe(
-                DBusMatchRule(path: D.managerPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")) { signal in
+                DBusMatchRule(path: LocalAuthBusNames.managerPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")) { signal in
                 if let changed = signal.arguments.dropFirst().first?.vardict { changes.put(changed) }
             }
             defer { rig.client.connection.unsubscribe(subscription) }

@@ -8,7 +8,7 @@ import Testing
 @Suite("localauthd over D-Bus", .timeLimit(.minutes(2)))
 struct ServiceTests {
     typealias D = DaemonUnderTest
-    let lockout = D.errorPrefix + "BiometryLockout"
+    let lockout = LocalAuthBusNames.errorPrefix + "BiometryLockout"
 
     @Test func fingerprintEvaluationEndToEnd() async throws {
         try await withDaemon { _, bus in
@@ -36,7 +36,7 @@ struct ServiceTests {
             let started = ContinuousClock.now
             let outcome = await errorName { _ = try await client.context(context, "EvaluatePolicy", [.uint32(1), .string("log in")]) }
             let waited = ContinuousClock.now - started
-            #expect(outcome == D.errorPrefix + "SystemCancel")
+            #expect(outcome == LocalAuthBusNames.errorPrefix + "SystemCancel")
             #expect(waited >= .milliseconds(500) && waited < .seconds(20), "waited \(waited)")
         }
     }
@@ -53,11 +53,11 @@ struct ServiceTests {
             let byPasscode = try await client.createContext()
             let prompts = Inbox<[DBusValue]>()
             let subscription = try await client.connection.subscribe(
-                DBusMatchRule(path: byPasscode, interface: D.contextInterface, member: "Prompt")) { prompts.put($0.arguments) }
+                DBusMatchRule(path: byPasscode, interface: LocalAuthBusNames.contextInterface, member: "Prompt")) { prompts.put($0.arguments) }
             defer { client.connection.unsubscribe(subscription) }
             async let passcodeEvaluation = client.context(byPasscode, "EvaluatePolicy", [.uint32(2), .string("unlock")])
             #expect(try await prompts.next().first == .string("biometry"), "biometrics listen first")
-            #expect(await errorName { _ = try await client.context(byPasscode, "SubmitPasscode", [.string("wrong1")]) } == D.errorPrefix + "AuthenticationFailed")
+            #expect(await errorName { _ = try await client.context(byPasscode, "SubmitPasscode", [.string("wrong1")]) } == LocalAuthBusNames.errorPrefix + "AuthenticationFailed")
             #expect(try await prompts.next().first == .string("passcode-wrong"))
             _ = try await client.context(byPasscode, "SubmitPasscode", [.string("4711-secret")])
             _ = try await passcodeEvaluation
@@ -72,7 +72,7 @@ struct ServiceTests {
             let one = try await first.createContext()
             async let failed = errorName { _ = try await first.context(one, "EvaluatePolicy", [.uint32(1), .string("a")]) }
             for _ in 1...3 { try await first.simulator("Touch", [.string("left-thumb")]) }
-            #expect(await failed == D.errorPrefix + "AuthenticationFailed")
+            #expect(await failed == LocalAuthBusNames.errorPrefix + "AuthenticationFailed")
 
             let two = try await second.createContext()
             async let locked = errorName { _ = try await second.context(two, "EvaluatePolicy", [.uint32(1), .string("b")]) }
@@ -120,8 +120,8 @@ struct ServiceTests {
             #expect(await errorName { _ = try await stranger.context(context, "Invalidate") } == denied)
             #expect(await errorName { _ = try await stranger.property(context, "State") } == denied)
             #expect(await errorName {
-                try await stranger.connection.setProperty("LocalizedCancelTitle", to: .string("x"), interface: D.contextInterface,
-                                                          path: context, destination: D.busName)
+                try await stranger.connection.setProperty("LocalizedCancelTitle", to: .string("x"), interface: LocalAuthBusNames.contextInterface,
+                                                          path: context, destination: LocalAuthBusNames.busName)
             } == denied)
             #expect(try await owner.property(context, "LocalizedCancelTitle") == .string("Cancel"))
         }
@@ -132,7 +132,7 @@ struct ServiceTests {
             let owner = try await Client(bus), bystander = try await Client(bus)
             try await owner.setUp(fingers: ["right-index-finger"])
             let ownerPrompts = Inbox<String>(), bystanderPrompts = Inbox<String>()
-            let rule = DBusMatchRule(interface: D.contextInterface, member: "Prompt")
+            let rule = DBusMatchRule(interface: LocalAuthBusNames.contextInterface, member: "Prompt")
             _ = try await owner.connection.subscribe(rule) { ownerPrompts.put($0.path) }
             _ = try await bystander.connection.subscribe(rule) { bystanderPrompts.put($0.path) }
             let ownerChanges = Inbox<[DBusValue]>(), bystanderChanges = Inbox<String>()
@@ -150,7 +150,7 @@ struct ServiceTests {
             let waiting = try await bystander.begin(own, policy: 1)
             #expect(try await bystanderPrompts.next() == own)
             _ = try await bystander.context(own, "Cancel")
-            #expect(await waiting.value == D.errorPrefix + "UserCancel")
+            #expect(await waiting.value == LocalAuthBusNames.errorPrefix + "UserCancel")
             try await owner.simulator("Touch", [.string("right-index-finger")])
             _ = try await evaluation
             _ = try await owner.context(context, "Invalidate")
@@ -167,7 +167,7 @@ struct ServiceTests {
             try await leaving.setUp(fingers: ["right-index-finger"])
             let context = try await leaving.createContext()
             let started = Inbox<[DBusValue]>()
-            _ = try await leaving.connection.subscribe(DBusMatchRule(path: context, interface: D.contextInterface, member: "Prompt")) { started.put($0.arguments) }
+            _ = try await leaving.connection.subscribe(DBusMatchRule(path: context, interface: LocalAuthBusNames.contextInterface, member: "Prompt")) { started.put($0.arguments) }
             Task { _ = try? await leaving.context(context, "EvaluatePolicy", [.uint32(1), .string("x")]) }
             _ = try await started.next()
             leaving.connection.close()
@@ -189,21 +189,21 @@ struct ServiceTests {
             try await client.setUp(fingers: ["right-index-finger"])
             let context = try await client.createContext()
             let cancelled = try await client.begin(context, policy: 1)
-            #expect(await errorName { _ = try await client.context(context, "EvaluatePolicy", [.uint32(1), .string("x")]) } == D.errorPrefix + "Busy")
+            #expect(await errorName { _ = try await client.context(context, "EvaluatePolicy", [.uint32(1), .string("x")]) } == LocalAuthBusNames.errorPrefix + "Busy")
             _ = try await client.context(context, "Cancel")
-            #expect(await cancelled.value == D.errorPrefix + "UserCancel")
+            #expect(await cancelled.value == LocalAuthBusNames.errorPrefix + "UserCancel")
 
             let fellBack = try await client.begin(context, policy: 1)
             _ = try await client.context(context, "Fallback")
-            #expect(await fellBack.value == D.errorPrefix + "UserFallback")
+            #expect(await fellBack.value == LocalAuthBusNames.errorPrefix + "UserFallback")
 
-            try await client.connection.setProperty("LocalizedFallbackTitle", to: .string(""), interface: D.contextInterface, path: context, destination: D.busName)
+            try await client.connection.setProperty("LocalizedFallbackTitle", to: .string(""), interface: LocalAuthBusNames.contextInterface, path: context, destination: LocalAuthBusNames.busName)
             #expect(await errorName { _ = try await client.context(context, "Fallback") } == "org.freedesktop.DBus.Error.NotSupported")
 
             let appCancelled = try await client.begin(context, policy: 1)
             _ = try await client.context(context, "Invalidate")
-            #expect(await appCancelled.value == D.errorPrefix + "AppCancel")
-            #expect(await errorName { _ = try await client.context(context, "CanEvaluatePolicy", [.uint32(2)]) } == D.errorPrefix + "InvalidContext")
+            #expect(await appCancelled.value == LocalAuthBusNames.errorPrefix + "AppCancel")
+            #expect(await errorName { _ = try await client.context(context, "CanEvaluatePolicy", [.uint32(2)]) } == LocalAuthBusNames.errorPrefix + "InvalidContext")
             _ = try await client.context(context, "Invalidate")
         }
     }
@@ -236,10 +236,10 @@ struct ServiceTests {
             #expect(await errorName { _ = try await client.createContext() } == limit)
             for _ in 1...16 { try await client.simulator("Touch", [.string("left-thumb")]) }
             #expect(await errorName { try await client.simulator("Touch", [.string("left-thumb")]) } == limit)
-            let pending = try await client.connection.property("Pending", interface: D.simulatorInterface, path: D.simulatorPath, destination: D.busName)
+            let pending = try await client.connection.property("Pending", interface: LocalAuthBusNames.simulatorInterface, path: LocalAuthBusNames.simulatorPath, destination: LocalAuthBusNames.busName)
             #expect(pending == .uint32(16))
             try await client.simulator("Reset")
-            #expect(try await client.connection.property("Pending", interface: D.simulatorInterface, path: D.simulatorPath, destination: D.busName) == .uint32(0))
+            #expect(try await client.connection.property("Pending", interface: LocalAuthBusNames.simulatorInterface, path: LocalAuthBusNames.simulatorPath, destination: LocalAuthBusNames.busName) == .uint32(0))
         }
     }
 
@@ -249,7 +249,7 @@ struct ServiceTests {
             try await client.setUp(fingers: ["right-index-finger"])
             let context = try await client.createContext()
             let prompts = Inbox<String>()
-            _ = try await client.connection.subscribe(DBusMatchRule(path: context, interface: D.contextInterface, member: "Prompt")) {
+            _ = try await client.connection.subscribe(DBusMatchRule(path: context, interface: LocalAuthBusNames.contextInterface, member: "Prompt")) {
                 prompts.put($0.arguments.first?.string ?? "")
             }
             let evaluation = try await client.begin(context, policy: 1)
@@ -258,8 +258,8 @@ struct ServiceTests {
             #expect(try await prompts.next() == "retry")
             #expect(await errorName { try await client.simulator("FingerprintRetry", [.string("too-slow")]) } == "org.freedesktop.DBus.Error.InvalidArgs")
             try await client.simulator("SetConnected", [.string("fingerprint"), .bool(false)])
-            #expect(await evaluation.value == D.errorPrefix + "BiometryNotAvailable")
-            let backends = try await client.connection.property("Backends", interface: D.managerInterface, path: D.managerPath, destination: D.busName)
+            #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
+            let backends = try await client.connection.property("Backends", interface: LocalAuthBusNames.managerInterface, path: LocalAuthBusNames.managerPath, destination: LocalAuthBusNames.busName)
             #expect(backends.arrayElements?.first?.structure?.prefix(3) == [.string("fingerprint"), .string("fingerprint"), .bool(false)])
             #expect(backends.arrayElements?.first?.structure?.last?.vardict?["State"] == .string("disconnected"))
             #expect(try await client.userState()["BiometryFailures"] == .uint32(0), "retries are never counted")
@@ -271,7 +271,7 @@ struct ServiceTests {
     @Test func managerPropertiesAndUserState() async throws {
         try await withDaemon(configuration: "backends = fingerprint, passcode\n") { _, bus in
             let client = try await Client(bus)
-            let all = try await client.connection.allProperties(interface: D.managerInterface, path: D.managerPath, destination: D.busName)
+            let all = try await client.connection.allProperties(interface: LocalAuthBusNames.managerInterface, path: LocalAuthBusNames.managerPath, destination: LocalAuthBusNames.busName)
             #expect(all["Version"] == .string("1.0.0"))
             func builtIn(_ description: String) -> DBusValue {
                 .vardict(["Kind": .string("built-in"), "ProviderVersion": .string(""), "State": .string("available"), "Description": .string(description)])

@@ -22,7 +22,7 @@ struct SystemdIntegrationTests {
 
             let ready = try await notify.next(containing: "READY=1")
             let owner = try await watcher.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                                               member: "NameHasOwner", arguments: [.string(D.busName)])
+                                               member: "NameHasOwner", arguments: [.string(LocalAuthBusNames.busName)])
             #expect(owner.first == .bool(true), "READY=1 only once the name is on the bus")
             #expect(ready.contains("STATUS=0 contexts, 0 evaluations running"), "\(ready)")
             _ = try await notify.next(containing: "WATCHDOG=1")
@@ -52,7 +52,7 @@ struct SystemdIntegrationTests {
             let daemon = try DaemonUnderTest(bus: bus)
             defer { daemon.kill() }
             let gone = Inbox<Bool>()
-            _ = try await watcher.watchNameOwners(D.busName) { if $0.newOwner == nil { gone.put(true) } }
+            _ = try await watcher.watchNameOwners(LocalAuthBusNames.busName) { if $0.newOwner == nil { gone.put(true) } }
             try await daemon.start(watcher: watcher, arguments: ["--idle-exit", "0.5"])
             #expect(try await gone.next(within: .seconds(15)))
             #expect(try await daemon.terminate() == 0)
@@ -148,7 +148,7 @@ struct SystemdIntegrationTests {
             let context = try await client.createContext()
             let failing = try await client.begin(context, policy: 1)
             for _ in 1...3 { try await client.simulator("Touch", [.string("right-thumb")]) }
-            #expect(await failing.value == D.errorPrefix + "AuthenticationFailed")
+            #expect(await failing.value == LocalAuthBusNames.errorPrefix + "AuthenticationFailed")
             let succeeding = try await client.begin(context, policy: 1)
             try await client.simulator("Touch", [.string("left-thumb")])
             #expect(await succeeding.value == nil)

@@ -186,10 +186,10 @@ struct LAContextTests {
             context = nil
             #expect(try await states.next(within: .seconds(10)) == "invalidated")
             let afterwards = await errorName {
-                _ = try await connection.call(destination: D.busName, path: path, interface: D.contextInterface, member: "CanEvaluatePolicy",
+                _ = try await connection.call(destination: LocalAuthBusNames.busName, path: path, interface: LocalAuthBusNames.contextInterface, member: "CanEvaluatePolicy",
                                               arguments: [.uint32(2)])
             }
-            #expect(afterwards == D.errorPrefix + "InvalidContext")
+            #expect(afterwards == LocalAuthBusNames.errorPrefix + "InvalidContext")
         }
     }
 }

@@ -85,7 +85,7 @@ public struct DBusInterfaceDescription: Sendable, Hashable {
 
     /// The positions of `member`'s secret arguments, in any of `interfaces` named `interface` (or in
     /// any of them when a call names no interface).
-    static func secretArguments(of member: String, interface: String?, in interfaces: [DBusInterfaceDescription]) -> Set<Int> {
+    public static func secretArguments(of member: String, interface: String?, in interfaces: [DBusInterfaceDescription]) -> Set<Int> {
         var indexes: Set<Int> = []
         for description in interfaces where interface == nil || interface == description.name {
             guard let method = description.method(member) else { continue }

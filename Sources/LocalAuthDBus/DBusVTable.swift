@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+/// One object's interface as a table, in the style of sd-bus vtables: one row per member (name and
+/// handler; the signature comes from the interface's declaration), and the properties served from
+/// the same declaration. ``dispatch(_:)`` does every check a row would otherwise repeat before any
+/// handler runs: the interface, the member, the arguments' signature (`InvalidArgs`), and for
+/// `org.freedesktop.DBus.Properties` the property's name, access and value type. Runs on the
+/// connection's queue, like every ``DBusMethodHandler``; the table itself is immutable.
+public struct DBusVTable: Sendable {
+    /// Handles one member; its arguments have exactly the declared signature.
+    public typealias MethodHandler = @Sendable (DBusMethodCall) throws(DBusError) -> DBusMethodReply
+    /// Answers `Get`/`GetAll`: produce every property's value and reply with `read.reply(values)`.
+    public typealias PropertyReader = @Sendable (DBusMethodCall, DBusPropertyRead) throws(DBusError) -> DBusMethodReply
+    /// Sets one writable property to a value of its declared type.
+    public typealias PropertyWriter = @Sendable (DBusMethodCall, DBusValue) throws(DBusError) -> DBusMethodReply
+
+    /// One method row.
+    public struct Method: Sendable {
+        public let name: String
+        public let handler: MethodHandler
+        public init(_ name: String, _ handler: @escaping MethodHandler) {
+            self.name = name
+            self.handler = handler
+        }
+    }
+
+    public let interface: DBusInterfaceDescription
+    private let methods: [String: MethodHandler]
+    private let read: PropertyReader?
+    private let writers: [String: PropertyWriter]
+
+    /// A table for `interface`. Every declared method needs exactly one row, every writable
+    /// property one writer, and a reader is needed when the interface has properties: a gap is a
+    /// programming error, caught when the daemon starts (and by every test that starts it).
+    public init(_ interface: DBusInterfaceDescription, methods: [Method], properties read: PropertyReader? = nil,
+                writers: [String: PropertyWriter] = [:]) {
+        let declared = Set(interface.methods.map(\.name)), served = methods.map(\.name)
+        precondition(Set(served) == declared && served.count == declared.count,
+                     "\(interface.name): rows \(served.sorted()) do not match the declared methods \(declared.sorted())")
+        let writable = Set(interface.properties.filter { $0.access == .readwrite }.map(\.name))
+        precondition(Set(writers.keys) == writable, "\(interface.name): writers \(writers.keys.sorted()) are not the writable properties \(writable.sorted())")
+        precondition((read != nil) == !interface.properties.isEmpty, "\(interface.name): a property reader is needed exactly when it has properties")
+        self.interface = interface
+        self.methods = Dictionary(uniqueKeysWithValues: methods.map { ($0.name, $0.handler) })
+        self.read = read
+        self.writers = writers
+    }
+
+    /// Checks `call` against the declaration and runs its row.
+    public func dispatch(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
+        if call.interface == DBusPropertyRequest.interface { return try property(call) }
+        if let name = call.interface, name != interface.name {
+            throw DBusError(.unknownInterface, "This object has no interface \"\(name)\"; it implements \(interface.name).")
+        }
+        guard let method = interface.method(call.member), let handler = methods[call.member] else {
+            throw DBusError(.unknownMethod, "\(interface.name) has no method \"\(call.member)\"; see `gdbus introspect` for the API.")
+        }
+        try call.requireSignature(method.inputSignature)
+        return try handler(call)
+    }
+
+    private func property(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
+        guard let request = try DBusPropertyRequest(call) else { throw .failed("not a property request") }
+        switch request {
+        case .get(let name, let property):
+            try requireInterface(name)
+            try requireProperty(property)
+            return try reader()(call, DBusPropertyRead(interface: interface, name: property))
+        case .getAll(let name):
+            try requireInterface(name)
+            return try reader()(call, DBusPropertyRead(interface: interface, name: nil))
+        case .set(let name, let property, let value):
+            try requireInterface(name)
+            let declared = try requireProperty(property)
+            guard declared.access == .readwrite, let writer = writers[property] else {
+                throw DBusError(.propertyReadOnly, "\(property) is read-only.")
+            }
+            guard value.signature == declared.type else {
+                throw .invalidArgs("\(property) is of type \(declared.type), not \(value.signature).")
+            }
+            return try writer(call, value)
+        }
+    }
+
+    private func reader() throws(DBusError) -> PropertyReader {
+        guard let read else { throw .invalidArgs("\(interface.name) has no properties.") }
+        return read
+    }
+
+    private func requireInterface(_ requested: String) throws(DBusError) {
+        guard requested == interface.name else {
+            throw DBusError(.unknownInterface, "This object has no properties of interface \"\(requested)\"; it implements \(interface.name).")
+        }
+    }
+
+    @discardableResult
+    private func requireProperty(_ name: String) throws(DBusError) -> DBusInterfaceDescription.Property {
+        guard let property = interface.property(name) else {
+            throw DBusError(.unknownProperty, "\(interface.name) has no property \"\(name)\".")
+        }
+        return property
+    }
+}
+
+/// A `Get` (one property) or `GetAll`, checked against the declaration: the object produces all
+/// its values, ``reply(_:)`` picks what was asked for.
+public struct DBusPropertyRead: Sendable {
+    let interface: DBusInterfaceDescription
+    /// The property `Get` asks for; nil for `GetAll`.
+    public let name: String?
+
+    /// The reply values: `(v)` for `Get`, `(a{sv})` for `GetAll`. Throws `Failed` when `values`
+    /// lacks a declared property or has the wrong type for one, which is the object's bug.
+    public func reply(_ values: [String: DBusValue]) throws(DBusError) -> [DBusValue] {
+        for property in interface.properties where values[property.name]?.signature != property.type {
+            throw .failed("\(interface.name).\(property.name) is served as \(values[property.name]?.signature ?? "nothing"), not \(property.type).")
+        }
+        guard let name else { return [.vardict(values)] }
+        return [.variant(values[name]!)]
+    }
+}

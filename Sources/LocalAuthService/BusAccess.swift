@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+import LocalAuthCore
+
+/// What a row of a bus object's table needs from its caller. ``AccessStage`` checks it before the
+/// row's handler runs, as fprintd's `g-authorize-method` does; rules that depend on the engine's
+/// state stay in the engine, and the row says so.
+enum BusAccess: Sendable, Hashable {
+    /// Any caller; what it may do with its own user's data is the engine's rule.
+    case anyone
+    /// The connection that created the context. Checked by the engine, which knows the owners.
+    case contextOwner
+    /// Root, the daemon's own uid, members of `simulator_group`, or whoever polkit grants
+    /// ``PrivilegedAction/useSimulator``.
+    case simulator
+    /// Root, or whoever polkit grants the action.
+    case privileged(PrivilegedAction)
+    /// Root, or whoever polkit grants the action, checked by the engine itself (its public API
+    /// guards the action for every embedder, so the stage does not ask polkit a second time).
+    case privilegedByEngine(PrivilegedAction)
+}
+
+/// The one authorization stage every queued bus call passes, in the caller's queue, before the
+/// row's handler. Immutable; `authorize` runs off the engine's actor.
+struct AccessStage: Sendable {
+    let engine: PolicyEngine
+    /// Allowed the simulator without asking polkit: the daemon's own uid (it could drive the daemon anyway).
+    let daemonUser: UInt32
+    /// The gid of `simulator_group`, if one is configured.
+    let simulatorGroup: UInt32?
+
+    func check(_ access: BusAccess, _ bus: BusCaller) async throws(LocalAuthError) {
+        switch access {
+        case .anyone, .contextOwner, .privilegedByEngine:
+            return
+        case .simulator:
+            if bus.credentials.uid == daemonUser || simulatorGroup.map(bus.credentials.groups.contains) == true { return }
+            try await engine.authorize(.useSimulator, caller: bus.caller)
+        case .privileged(let action):
+            try await engine.authorize(action, caller: bus.caller)
+        }
+    }
+}
