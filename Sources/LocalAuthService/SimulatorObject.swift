@@ -10,8 +10,8 @@ struct SimulatorObject: Sendable {
     let engine: PolicyEngine
     let directory: CallerDirectory
     let queue: SimulatorEventQueue
-    let fingerprint: FingerprintSimulator?
-    let face: FaceSimulator?
+    /// The simulated sensors the backend registry made, by modality.
+    let sensors: [BiometricModality: any SimulatorControl]
     /// Told when a sensor is connected or disconnected (`Backends` changes).
     let observer: BusObserver
     /// Allowed without asking polkit: the daemon's own uid (it could drive the daemon anyway).
@@ -26,35 +26,25 @@ struct SimulatorObject: Sendable {
         switch call.member {
         case "Touch":
             let finger = try arguments.string()
-            let sensor = try require(fingerprint, "fingerprint")
-            return allowed(call) { try await sensor.touch(finger) }
+            let sensor = try require(.fingerprint)
+            return allowed(call) { try await sensor.simulate(.touch(finger: finger)) }
         case "FingerprintRetry":
             let reason = try arguments.string()
-            let sensor = try require(fingerprint, "fingerprint")
-            return allowed(call) { try await sensor.retry(reason) }
+            let sensor = try require(.fingerprint)
+            return allowed(call) { try await sensor.simulate(.fingerprintRetry(reason: reason)) }
         case "PresentFace":
             let appearance = try arguments.string()
             let attentive = try arguments.bool()
-            let sensor = try require(face, "face")
-            return allowed(call) { try await sensor.present(appearance, attentive: attentive) }
+            let sensor = try require(.face)
+            return allowed(call) { try await sensor.simulate(.face(appearance: appearance, attentive: attentive)) }
         case "SetConnected":
             let modality = try ManagerObject.modality(try arguments.string())
             let connected = try arguments.bool()
-            let (fingerprint, face) = (self.fingerprint, self.face)
+            let sensor = try require(modality)
             let announce = announceBackends
-            switch modality {
-            case .fingerprint:
-                let sensor = try require(fingerprint, "fingerprint")
-                return allowed(call) {
-                    await sensor.setConnected(connected)
-                    await announce()
-                }
-            case .face:
-                let sensor = try require(face, "face")
-                return allowed(call) {
-                    await sensor.setConnected(connected)
-                    await announce()
-                }
+            return allowed(call) {
+                await sensor.setConnected(connected)
+                await announce()
             }
         case "PressCancel":
             let engine = self.engine
@@ -63,12 +53,11 @@ struct SimulatorObject: Sendable {
             let engine = self.engine
             return allowed(call) { try await engine.press(.fallback) }
         case "Reset":
-            let (queue, fingerprint, face) = (self.queue, self.fingerprint, self.face)
+            let (queue, sensors) = (self.queue, self.sensors)
             let announce = announceBackends
             return allowed(call) {
                 queue.clear()
-                await fingerprint?.setConnected(true)
-                await face?.setConnected(true)
+                for modality in BiometricModality.allCases { await sensors[modality]?.setConnected(true) }
                 await announce()
             }
         default:
@@ -100,8 +89,10 @@ struct SimulatorObject: Sendable {
         return { observer.backendsChanged(await ManagerObject.backends(engine)) }
     }
 
-    private func require<Sensor>(_ sensor: Sensor?, _ name: String) throws(DBusError) -> Sensor {
-        guard let sensor else { throw .notSupported("The \(name) backend is not enabled; add it to `backends` in localauthd.conf.") }
+    private func require(_ modality: BiometricModality) throws(DBusError) -> any SimulatorControl {
+        guard let sensor = sensors[modality] else {
+            throw .notSupported("The \(modality.rawValue) backend is not enabled; add it to `backends` in localauthd.conf.")
+        }
         return sensor
     }
 

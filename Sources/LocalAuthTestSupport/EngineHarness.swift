@@ -46,21 +46,23 @@ public struct EngineHarness: Sendable {
         sessions = FakeSessionDirectory()
         agents = RecordingAgentObserver()
         queue = SimulatorEventQueue(timeToLive: configuration.simulatorEventTTL, clock: clock)
-        fingerprint = FingerprintSimulator(queue: queue)
-        face = FaceSimulator(queue: queue)
-        var backends: [any BiometricBackend] = []
-        if configuration.backends.contains("fingerprint") { backends.append(fingerprint) }
-        if configuration.backends.contains("face") { backends.append(face) }
+        // The daemon's registry makes the backends; the fakes stand in through its inputs.
+        let made = try BackendRegistry.builtIn.make(configuration.backends,
+                                                    inputs: .init(simulatorQueue: queue, passcodeHasher: passcodeHasher ?? hasher))
+        // A simulator that is not enabled is still there to drive (its inputs reach no engine).
+        fingerprint = made.sensors.lazy.compactMap { $0 as? FingerprintSimulator }.first ?? FingerprintSimulator(queue: queue)
+        face = made.sensors.lazy.compactMap { $0 as? FaceSimulator }.first ?? FaceSimulator(queue: queue)
+        var products = made.products
         if let sensor {
-            backends.removeAll { $0.modality == sensor.modality }
-            backends.append(sensor)
+            products.removeAll { $0.sensor?.modality == sensor.modality }
+            products.append(.sensor(sensor))
         }
         let environment = PolicyEngine.Environment(
-            clock: clock, store: store,
-            passcodeHasher: configuration.backends.contains("passcode") ? passcodeHasher ?? hasher : nil,
+            clock: clock, store: store, passcodeHasher: made.passcodeHasher,
             domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions,
             authorizer: authorizer, sessionLookup: sessions, agentObserver: agents)
-        engine = try PolicyEngine(configuration: configuration, backends: backends, environment: environment)
+        engine = try PolicyEngine(configuration: configuration, backends: products.compactMap(\.sensor),
+                                  listed: products.map(\.listed), environment: environment)
     }
 
     /// Sets the passcode and enrolls the given fingers and faces for `caller`'s user.
