@@ -112,19 +112,26 @@ public struct BackendRegistry: Sendable {
         rows.append(row)
     }
 
-    /// Makes the backends `names` selects, in that order. An unknown name, or two names of one
-    /// row, is an error that names the known ids.
-    public func make(_ names: [String], inputs: Inputs) throws(LocalAuthError) -> Made {
-        var made: [String] = []
-        var products: [Product] = []
+    /// The rows `names` selects, in that order. An unknown name, or two names of one row, is an
+    /// error that says which.
+    public func rows(selectedBy names: [String]) throws(LocalAuthError) -> [Row] {
+        var selected: [Row] = []
         for name in names {
             guard let row = row(named: name) else {
                 throw LocalAuthError(.invalidArgument, "Unknown backend \"\(name)\"; known backends: \(ids.joined(separator: ", ")).")
             }
-            guard !made.contains(row.id) else {
+            guard !selected.contains(where: { $0.id == row.id }) else {
                 throw LocalAuthError(.invalidArgument, "Backend \"\(row.id)\" is enabled twice (as \"\(name)\"); list it once.")
             }
-            made.append(row.id)
+            selected.append(row)
+        }
+        return selected
+    }
+
+    /// Makes the backends `names` selects, in that order; see ``rows(selectedBy:)``.
+    public func make(_ names: [String], inputs: Inputs) throws(LocalAuthError) -> Made {
+        var products: [Product] = []
+        for row in try rows(selectedBy: names) {
             products.append(try row.make(inputs))
         }
         return Made(products: products)

@@ -40,6 +40,12 @@ do {
 } catch {
     fail("\(error)", status: 78)
 }
+do throws(LocalAuthError) {
+    // Providers are checked above; here a built-in backend named twice (by id and alias).
+    _ = try registry.rows(selectedBy: loaded.configuration.backends.filter(registry.ids.contains))
+} catch {
+    fail("\(options.configPath ?? ConfigurationLoader.defaultPath): backends: \(error.message)", status: 78)
+}
 let stateDirectory = options.stateDirectory
     ?? loaded.configuration.resolvedStateDirectory(environment: getenv("STATE_DIRECTORY").map { ["STATE_DIRECTORY": String(cString: $0)] } ?? [:])
 
