@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import LocalAuthBackends
 import LocalAuthCore
-import Synchronization
 
 /// An engine with both simulators, fake clock, memory store and recorders: what rule tests drive.
 public struct EngineHarness: Sendable {
@@ -82,12 +81,13 @@ public struct EngineHarness: Sendable {
         return try await engine.createContext(for: caller, options: options)
     }
 
-    /// Starts an evaluation and returns once it is running (or already over).
+    /// Starts an evaluation and returns once it is running (the engine announced the context
+    /// active) or already over.
     public func begin(_ policy: LAPolicy, on context: ContextID, by caller: Caller = alice, reason: String = "unlock the vault") async -> RunningEvaluationHandle {
-        let done = Mutex(false)
-        let engine = self.engine
+        let (engine, observer) = (self.engine, self.observer)
+        let running = observer.expectActivity(of: context)
         let task = Task { () -> Result<EvaluationSuccess, LocalAuthError> in
-            defer { done.withLock { $0 = true } }
+            defer { observer.meet(running) }
             do throws(LocalAuthError) {
                 return .success(try await engine.evaluatePolicy(policy, reason: reason, context: context, caller: caller.client))
             } catch {
@@ -95,12 +95,7 @@ public struct EngineHarness: Sendable {
             }
         }
         let handle = RunningEvaluationHandle(task: task)
-        // Bounded: the evaluation starts within a few scheduler turns.
-        for _ in 0..<100_000 {
-            if done.withLock({ $0 }) { break }
-            if let state = try? await engine.snapshot(of: context, caller: caller.client).state, state != .idle { break }
-            await Task.yield()
-        }
+        await observer.wait(for: running)
         return handle
     }
 
