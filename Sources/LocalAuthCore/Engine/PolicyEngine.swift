@@ -79,7 +79,8 @@ public actor PolicyEngine {
     /// Per sensor: the context and session it is armed for.
     var armedSessions: [BiometricModality: (context: ContextID, session: SensorSession)] = [:]
     var lastSessionID: UInt64 = 0
-    /// Contexts whose evaluation or sensors changed since the last ``settle()``.
+    /// Contexts whose evaluation or sensors changed since the last ``settle()``: their claims are
+    /// brought up to date then.
     var dirty: Set<ContextID> = []
     /// Contexts whose observable state may have changed since observers last heard.
     var pendingPublication: Set<ContextID> = []
@@ -309,7 +310,8 @@ public actor PolicyEngine {
             finish(id, .failure(LocalAuthError(.systemCancel, "The evaluation timed out after \(Int(configuration.evaluationTimeout)) s; try again.")))
         }
         for modality in BiometricModality.allCases {
-            sensorArbiters[modality]?.endTurn(ifDueAt: now, length: configuration.sensorTurnLength)
+            performSensorActions(sensorArbiters[modality]?.apply([.turnMayBeDue], at: now, turnLength: configuration.sensorTurnLength) ?? [],
+                                 on: modality)
         }
         let announced = publishedDeadline
         settle()
