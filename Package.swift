@@ -38,7 +38,7 @@ let package = Package(
         // The D-Bus API v1: Manager, Context and Simulator objects translating to the engine.
         .target(name: "LocalAuthService", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus", "LocalAuthProviders"]),
         // The daemon: options, configuration, logging, signals.
-        .executableTarget(name: "localauthd", dependencies: ["CommandLineKit", "LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus"]),
+        .executableTarget(name: "localauthd", dependencies: ["CommandLineKit", "LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus", "LocalAuthBackends"]),
         // `import LocalAuthentication`: Apple's client API (LAContext, LAPolicy, LAError) talking to localauthd.
         .target(name: "LocalAuthentication", dependencies: ["LocalAuthAPI", "LocalAuthDBus", "LocalAuthProxies"]),
         // Apple-platform code that builds unchanged against LocalAuthentication.

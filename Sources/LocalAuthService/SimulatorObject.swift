@@ -9,14 +9,14 @@ import LocalAuthDBus
 struct SimulatorObject: Sendable {
     let engine: PolicyEngine
     let queue: SimulatorEventQueue
-    let fingerprint: FingerprintSimulator?
-    let face: FaceSimulator?
+    /// The simulated sensors the backend registry made, by modality.
+    let sensors: [BiometricModality: any SimulatorControl]
     /// Told when a sensor is connected or disconnected (`Backends` changes).
     let observer: BusObserver
 
     /// The Simulator's table: one row per member of ``LocalAuthInterface/simulator``.
     func table(_ rows: BusTable) -> DBusVTable {
-        let (engine, queue, fingerprint, face) = (self.engine, self.queue, self.fingerprint, self.face)
+        let (engine, queue, sensors) = (self.engine, self.queue, self.sensors)
         let announce = announceBackends
         func row(_ name: String, _ decode: @escaping @Sendable (inout DBusArgumentReader) throws(DBusError) -> @Sendable () async throws -> Void) -> DBusVTable.Method {
             rows.method(name, needs: .simulator) { _, arguments throws(DBusError) in
@@ -30,36 +30,27 @@ struct SimulatorObject: Sendable {
         return DBusVTable(LocalAuthInterface.simulator, methods: [
             row("Touch") { arguments throws(DBusError) in
                 let finger = try arguments.string()
-                let sensor = try Self.require(fingerprint, "fingerprint")
-                return { try await sensor.touch(finger) }
+                let sensor = try Self.require(.fingerprint, in: sensors)
+                return { try await sensor.simulate(.touch(finger: finger)) }
             },
             row("FingerprintRetry") { arguments throws(DBusError) in
                 let reason = try arguments.string()
-                let sensor = try Self.require(fingerprint, "fingerprint")
-                return { try await sensor.retry(reason) }
+                let sensor = try Self.require(.fingerprint, in: sensors)
+                return { try await sensor.simulate(.fingerprintRetry(reason: reason)) }
             },
             row("PresentFace") { arguments throws(DBusError) in
                 let appearance = try arguments.string()
                 let attentive = try arguments.bool()
-                let sensor = try Self.require(face, "face")
-                return { try await sensor.present(appearance, attentive: attentive) }
+                let sensor = try Self.require(.face, in: sensors)
+                return { try await sensor.simulate(.face(appearance: appearance, attentive: attentive)) }
             },
             row("SetConnected") { arguments throws(DBusError) in
                 let modality = try ManagerObject.modality(try arguments.string())
                 let connected = try arguments.bool()
-                switch modality {
-                case .fingerprint:
-                    let sensor = try Self.require(fingerprint, "fingerprint")
-                    return {
-                        await sensor.setConnected(connected)
-                        await announce()
-                    }
-                case .face:
-                    let sensor = try Self.require(face, "face")
-                    return {
-                        await sensor.setConnected(connected)
-                        await announce()
-                    }
+                let sensor = try Self.require(modality, in: sensors)
+                return {
+                    await sensor.setConnected(connected)
+                    await announce()
                 }
             },
             row("PressCancel") { _ in { try await engine.press(.cancel) } },
@@ -67,8 +58,7 @@ struct SimulatorObject: Sendable {
             row("Reset") { _ in
                 {
                     queue.clear()
-                    await fingerprint?.setConnected(true)
-                    await face?.setConnected(true)
+                    for modality in BiometricModality.allCases { await sensors[modality]?.setConnected(true) }
                     await announce()
                 }
             },
@@ -81,8 +71,10 @@ struct SimulatorObject: Sendable {
         return { observer.backendsChanged(await ManagerObject.backends(engine)) }
     }
 
-    private static func require<Sensor>(_ sensor: Sensor?, _ name: String) throws(DBusError) -> Sensor {
-        guard let sensor else { throw .notSupported("The \(name) backend is not enabled; add it to `backends` in localauthd.conf.") }
+    private static func require(_ modality: BiometricModality, in sensors: [BiometricModality: any SimulatorControl]) throws(DBusError) -> any SimulatorControl {
+        guard let sensor = sensors[modality] else {
+            throw .notSupported("The \(modality.rawValue) backend is not enabled; add it to `backends` in localauthd.conf.")
+        }
         return sensor
     }
 }

@@ -14,15 +14,16 @@ public enum ConfigurationLoader {
         public var providers: [ProviderDescriptor] = []
     }
 
-    /// The settings of `path`, or of the default file when nil; see ``loadResolvingNames(path:)``.
-    public static func load(path: String?) throws(ConfigurationError) -> Configuration {
-        try loadResolvingNames(path: path).configuration
+    /// The settings of `path`, or of the default file when nil; see ``loadResolvingNames(path:builtIn:)``.
+    public static func load(path: String?, builtIn: [String]) throws(ConfigurationError) -> Configuration {
+        try loadResolvingNames(path: path, builtIn: builtIn).configuration
     }
 
     /// Reads `path`, or the default file when nil. A missing default file means built-in
     /// defaults; a missing file the administrator named is an error, and so is a setting that
-    /// names something this system does not have (`simulator_group`), at its line.
-    public static func loadResolvingNames(path explicitPath: String?) throws(ConfigurationError) -> Resolved {
+    /// names something this system does not have (`simulator_group`, a backend id that is
+    /// neither in `builtIn` — the backend registry's ids — nor a provider's), at its line.
+    public static func loadResolvingNames(path explicitPath: String?, builtIn: [String]) throws(ConfigurationError) -> Resolved {
         let path = explicitPath ?? defaultPath
         let read: [UInt8]?
         do throws(AtomicFile.Failure) { read = try AtomicFile.read(path) } catch {
@@ -38,7 +39,7 @@ public enum ConfigurationLoader {
             throw ConfigurationError(file: path, line: 0, message: "not valid UTF-8 text")
         }
         let parsed = try ConfigurationParser.parseLocated(text, file: path)
-        let providers = try ProviderCatalog.descriptors(for: parsed)
+        let providers = try ProviderCatalog.descriptors(for: parsed, builtIn: builtIn)
         let groupName = parsed.configuration.simulatorGroup
         guard !groupName.isEmpty else { return Resolved(configuration: parsed.configuration, simulatorGroup: nil, providers: providers) }
         guard let group = groupID(named: groupName) else {

@@ -23,14 +23,15 @@ public enum ProviderCatalog {
 
     /// The descriptor of every provider id `configuration.backends` names, in that order.
     /// An id without a descriptor, or a descriptor that does not parse, is an error naming the file.
-    public static func descriptors(for located: ConfigurationParser.Located) throws(ConfigurationError) -> [ProviderDescriptor] {
+    /// - Parameter builtIn: the ids the daemon's backend registry makes itself (aliases included).
+    public static func descriptors(for located: ConfigurationParser.Located, builtIn: [String]) throws(ConfigurationError) -> [ProviderDescriptor] {
         let configuration = located.configuration
         let directories = configuration.providerDirectories ?? defaultDirectories
         var result: [ProviderDescriptor] = []
-        for id in configuration.providerIDs {
+        for id in configuration.providerIDs(builtIn: builtIn) {
             let candidates: [String] = directories.reversed().map { "\($0)/\(id).provider" }
             guard let path = candidates.first(where: { access($0, F_OK) == 0 }) else {
-                throw located.error("backends", "unknown backend \"\(id)\": it is not built in (\(Configuration.knownBackends.joined(separator: ", "))) and no \(id).provider is in \(directories.joined(separator: " or ")); install the provider or remove it from backends")
+                throw located.error("backends", "unknown backend \"\(id)\": it is not built in (\(builtIn.joined(separator: ", "))) and no \(id).provider is in \(directories.joined(separator: " or ")); install the provider or remove it from backends")
             }
             let bytes: [UInt8]?
             do throws(AtomicFile.Failure) { bytes = try AtomicFile.read(path, limit: 64 * 1024) } catch {
@@ -39,7 +40,7 @@ public enum ProviderCatalog {
             guard let bytes, let text = String(validating: bytes, as: UTF8.self) else {
                 throw ConfigurationError(file: path, line: 0, message: "not readable UTF-8 text")
             }
-            let descriptor = try ProviderDescriptor.parse(text, path: path)
+            let descriptor = try ProviderDescriptor.parse(text, path: path, builtIn: builtIn)
             if let other = result.first(where: { $0.modality == descriptor.modality }) {
                 throw ConfigurationError(file: path, line: 0, message: "providers \(other.id) and \(id) are both \(descriptor.modality.rawValue) sensors; enable only one")
             }

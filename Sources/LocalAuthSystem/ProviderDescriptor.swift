@@ -43,7 +43,9 @@ public struct ProviderDescriptor: Sendable, Hashable {
     static let keys: Set<String> = ["Id", "Modality", "BusName", "Exec", "User", "ProtocolVersion", "Description"]
 
     /// Parses a descriptor; errors name `FILE:LINE` and what to fix.
-    public static func parse(_ text: String, path: String, resolveUser: (String) -> UInt32? = userID(named:)) throws(ConfigurationError) -> ProviderDescriptor {
+    /// - Parameter builtIn: the registry's own ids, which no provider may take.
+    public static func parse(_ text: String, path: String, builtIn: [String],
+                             resolveUser: (String) -> UInt32? = userID(named:)) throws(ConfigurationError) -> ProviderDescriptor {
         var values: [String: (value: String, line: Int)] = [:]
         var group: String?
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -73,7 +75,7 @@ public struct ProviderDescriptor: Sendable, Hashable {
             ConfigurationError(file: path, line: values[key]?.line ?? 0, message: "\(key): \(message)")
         }
         let id = try required("Id").value
-        guard Configuration.isBackendID(id), !Configuration.knownBackends.contains(id) else {
+        guard Configuration.isBackendID(id), !builtIn.contains(id) else {
             throw fail("Id", "\"\(id)\" is not a provider id (lowercase letters, digits, - _ .; not a built-in backend's id)")
         }
         let fileName = path.split(separator: "/").last.map(String.init) ?? path

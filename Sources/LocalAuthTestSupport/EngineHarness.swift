@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import LocalAuthBackends
 import LocalAuthCore
-import Synchronization
 
 /// An engine with both simulators, fake clock, memory store and recorders: what rule tests drive.
 public struct EngineHarness: Sendable {
@@ -46,21 +45,23 @@ public struct EngineHarness: Sendable {
         sessions = FakeSessionDirectory()
         agents = RecordingAgentObserver()
         queue = SimulatorEventQueue(timeToLive: configuration.simulatorEventTTL, clock: clock)
-        fingerprint = FingerprintSimulator(queue: queue)
-        face = FaceSimulator(queue: queue)
-        var backends: [any BiometricBackend] = []
-        if configuration.backends.contains("fingerprint") { backends.append(fingerprint) }
-        if configuration.backends.contains("face") { backends.append(face) }
+        // The daemon's registry makes the backends; the fakes stand in through its inputs.
+        let made = try BackendRegistry.builtIn.make(configuration.backends,
+                                                    inputs: .init(simulatorQueue: queue, passcodeHasher: passcodeHasher ?? hasher))
+        // A simulator that is not enabled is still there to drive (its inputs reach no engine).
+        fingerprint = made.sensors.lazy.compactMap { $0 as? FingerprintSimulator }.first ?? FingerprintSimulator(queue: queue)
+        face = made.sensors.lazy.compactMap { $0 as? FaceSimulator }.first ?? FaceSimulator(queue: queue)
+        var products = made.products
         if let sensor {
-            backends.removeAll { $0.modality == sensor.modality }
-            backends.append(sensor)
+            products.removeAll { $0.sensor?.modality == sensor.modality }
+            products.append(.sensor(sensor))
         }
         let environment = PolicyEngine.Environment(
-            clock: clock, store: store,
-            passcodeHasher: configuration.backends.contains("passcode") ? passcodeHasher ?? hasher : nil,
+            clock: clock, store: store, passcodeHasher: made.passcodeHasher,
             domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions,
             authorizer: authorizer, sessionLookup: sessions, agentObserver: agents)
-        engine = try PolicyEngine(configuration: configuration, backends: backends, environment: environment)
+        engine = try PolicyEngine(configuration: configuration, backends: products.compactMap(\.sensor),
+                                  listed: products.map(\.listed), environment: environment)
     }
 
     /// Sets the passcode and enrolls the given fingers and faces for `caller`'s user.
@@ -80,12 +81,13 @@ public struct EngineHarness: Sendable {
         return try await engine.createContext(for: caller, options: options)
     }
 
-    /// Starts an evaluation and returns once it is running (or already over).
+    /// Starts an evaluation and returns once it is running (the engine announced the context
+    /// active) or already over.
     public func begin(_ policy: LAPolicy, on context: ContextID, by caller: Caller = alice, reason: String = "unlock the vault") async -> RunningEvaluationHandle {
-        let done = Mutex(false)
-        let engine = self.engine
+        let (engine, observer) = (self.engine, self.observer)
+        let running = observer.expectActivity(of: context)
         let task = Task { () -> Result<EvaluationSuccess, LocalAuthError> in
-            defer { done.withLock { $0 = true } }
+            defer { observer.meet(running) }
             do throws(LocalAuthError) {
                 return .success(try await engine.evaluatePolicy(policy, reason: reason, context: context, caller: caller.client))
             } catch {
@@ -93,12 +95,7 @@ public struct EngineHarness: Sendable {
             }
         }
         let handle = RunningEvaluationHandle(task: task)
-        // Bounded: the evaluation starts within a few scheduler turns.
-        for _ in 0..<100_000 {
-            if done.withLock({ $0 }) { break }
-            if let state = try? await engine.snapshot(of: context, caller: caller.client).state, state != .idle { break }
-            await Task.yield()
-        }
+        await observer.wait(for: running)
         return handle
     }
 

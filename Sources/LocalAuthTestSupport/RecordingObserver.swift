@@ -15,6 +15,21 @@ public final class RecordingObserver: EngineObserver {
         var changes: [ContextSnapshot] = []
         var deadlines: [BootTime?] = []
         var userStates: [(uid: UInt32, state: UserState)] = []
+        var lastExpectation: UInt64 = 0
+        var expectations: [UInt64: Expectation] = [:]
+    }
+
+    /// One ``expectActivity(of:)``: met by the context's next change to a state other than idle,
+    /// or by ``meet(_:)``; ``wait(for:)`` resumes once it is met.
+    private struct Expectation {
+        let context: ContextID
+        var met = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    /// Names a registered expectation.
+    public struct ExpectationID: Sendable, Hashable {
+        let rawValue: UInt64
     }
 
     private let log = Mutex(Log())
@@ -35,7 +50,51 @@ public final class RecordingObserver: EngineObserver {
     }
 
     public func contextChanged(_ snapshot: ContextSnapshot) {
-        log.withLock { $0.changes.append(snapshot) }
+        let waiters = log.withLock { log -> [CheckedContinuation<Void, Never>] in
+            log.changes.append(snapshot)
+            guard snapshot.state != .idle else { return [] }
+            var waiters: [CheckedContinuation<Void, Never>] = []
+            for (id, expectation) in log.expectations where expectation.context == snapshot.id && !expectation.met {
+                log.expectations[id]?.met = true
+                if let waiter = log.expectations[id]?.waiter { waiters.append(waiter) }
+                log.expectations[id]?.waiter = nil
+            }
+            return waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Registers an expectation that `context` becomes active (a change to a state other than idle)
+    /// from now on; register before starting what should cause it, so the change cannot be missed.
+    public func expectActivity(of context: ContextID) -> ExpectationID {
+        log.withLock { log in
+            log.lastExpectation += 1
+            log.expectations[log.lastExpectation] = Expectation(context: context)
+            return ExpectationID(rawValue: log.lastExpectation)
+        }
+    }
+
+    /// Meets an expectation without the change (what should have caused it is over).
+    public func meet(_ expectation: ExpectationID) {
+        let waiter = log.withLock { log -> CheckedContinuation<Void, Never>? in
+            log.expectations[expectation.rawValue]?.met = true
+            defer { log.expectations[expectation.rawValue]?.waiter = nil }
+            return log.expectations[expectation.rawValue]?.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once `expectation` is met, and forgets it.
+    public func wait(for expectation: ExpectationID) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let met = log.withLock { log -> Bool in
+                guard log.expectations[expectation.rawValue]?.met == false else { return true }
+                log.expectations[expectation.rawValue]?.waiter = continuation
+                return false
+            }
+            if met { continuation.resume() }
+        }
+        log.withLock { _ = $0.expectations.removeValue(forKey: expectation.rawValue) }
     }
 
     /// Every user state announced, oldest first.

@@ -106,4 +106,44 @@ struct SensorArbiterTests {
         #expect(arbiter.contains(id(2)))
         #expect(Set(arbiter.claimants) == [id(2), id(3)])
     }
+
+    // MARK: Events in, actions out
+
+    @Test func aBatchOfClaimsArmsOnlyTheFinalHolder() {
+        var arbiter = SensorArbiter()
+        let actions = arbiter.apply([.claim(id(1), user: Self.mallory, standing: .background),
+                                     .claim(id(2), user: Self.alice, standing: .foreground)], at: t0, turnLength: 10)
+        #expect(actions == [.arm(id(2))], "the preempted claim is never armed in between")
+        #expect(arbiter.armed == id(2))
+        #expect(arbiter.apply([], at: t0, turnLength: 10).isEmpty, "nothing changed, nothing to do")
+    }
+
+    @Test func aPreemptionDisarmsBeforeItArms() {
+        var arbiter = SensorArbiter()
+        #expect(arbiter.apply([.claim(id(1), user: Self.mallory, standing: .background)], at: t0, turnLength: 10) == [.arm(id(1))])
+        #expect(arbiter.apply([.claim(id(2), user: Self.alice, standing: .foreground)], at: t0, turnLength: 10) == [.disarm(id(1)), .arm(id(2))])
+        #expect(arbiter.apply([.release(id(2))], at: t0, turnLength: 10) == [.disarm(id(2)), .arm(id(1))], "the preempted claim resumes")
+        #expect(arbiter.apply([.release(id(1))], at: t0, turnLength: 10) == [.disarm(id(1))])
+        #expect(arbiter.armed == nil)
+    }
+
+    @Test func aDueTurnMovesTheSensorAndAnEarlyCheckDoesNothing() {
+        var arbiter = SensorArbiter()
+        _ = arbiter.apply([.claim(id(1), user: Self.mallory, standing: .unknown),
+                           .claim(id(2), user: Self.alice, standing: .unknown)], at: t0, turnLength: 10)
+        #expect(arbiter.apply([.turnMayBeDue], at: t0.advanced(by: 9), turnLength: 10).isEmpty)
+        #expect(arbiter.apply([.turnMayBeDue], at: t0.advanced(by: 10), turnLength: 10) == [.disarm(id(1)), .arm(id(2))])
+    }
+
+    @Test func aLostSensorEndsEveryClaimInArrivalOrderAndDisarms() {
+        var arbiter = SensorArbiter()
+        _ = arbiter.apply([.claim(id(3), user: Self.carol, standing: .unknown),
+                           .claim(id(1), user: Self.mallory, standing: .unknown),
+                           .claim(id(2), user: Self.alice, standing: .unknown)], at: t0, turnLength: 10)
+        #expect(arbiter.apply([.sensorLost], at: t0, turnLength: 10) == [.lost([id(3), id(1), id(2)]), .disarm(id(3))])
+        #expect(arbiter.claimants.isEmpty && arbiter.holder == nil && arbiter.armed == nil)
+        #expect(arbiter.apply([.sensorLost], at: t0, turnLength: 10).isEmpty, "no claims, nothing lost")
+        #expect(arbiter.apply([.claim(id(4), user: Self.alice, standing: .unknown)], at: t0, turnLength: 10) == [.arm(id(4))],
+                "a claim after the loss starts afresh")
+    }
 }

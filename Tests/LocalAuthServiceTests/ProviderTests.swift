@@ -156,5 +156,6 @@ struct ProviderTests {
         #expect(result.status == 78)
         #expect(result.output.contains("\(scratch)/localauthd.conf:1: backends: unknown backend \"iris\""), "\(result.output)")
         #expect(result.output.contains("no iris.provider is in \(scratch)"), "\(result.output)")
+        #expect(result.output.contains("it is not built in (fingerprint, fingerprint-sim, face, face-sim, passcode)"), "names the registry's ids: \(result.output)")
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 import LocalAuthDBus
 import LocalAuthTestSupport
 import Synchronization
@@ -266,6 +267,34 @@ struct ServiceTests {
             try await client.simulator("SetConnected", [.string("fingerprint"), .bool(true)])
             _ = try await client.context(context, "CanEvaluatePolicy", [.uint32(1)])
         }
+    }
+
+    /// `fingerprint-sim` and `face-sim` name the built-in simulators (the backend registry's
+    /// aliases): the same backends as `fingerprint` and `face`, listed under their ids.
+    @Test func theSimulatorsAnswerToTheirSimNames() async throws {
+        try await withDaemon(configuration: "backends = face-sim, fingerprint-sim, passcode\n") { _, bus in
+            let client = try await Client(bus)
+            let backends = try await client.connection.property("Backends", interface: LocalAuthBusNames.managerInterface, path: LocalAuthBusNames.managerPath, destination: LocalAuthBusNames.busName)
+            #expect(backends.arrayElements?.compactMap { $0.structure?.first } == [.string("face"), .string("fingerprint"), .string("passcode")])
+            #expect(backends.arrayElements?.first?.structure?.last?.vardict?["Description"] == .string("Built-in face simulator"))
+            try await client.setUp(fingers: ["right-index-finger"])
+            let context = try await client.createContext()
+            async let evaluation = client.context(context, "EvaluatePolicy", [.uint32(1), .string("log in")])
+            try await client.simulator("Touch", [.string("right-index-finger")])
+            _ = try await evaluation
+        }
+    }
+
+    /// One simulator under two of its names is a configuration error, saying which.
+    @Test func aBackendListedUnderTwoNamesIsRefused() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("alias-config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        try "backends = fingerprint, fingerprint-sim\n".write(toFile: "\(scratch)/localauthd.conf", atomically: true, encoding: .utf8)
+        let result = try await runTool(D.binary, ["--config", "\(scratch)/localauthd.conf", "--state-dir", scratch,
+                                                     "--address", "unix:path=\(scratch)/no-bus"])
+        #expect(result.status == 78)
+        #expect(result.output.contains("localauthd.conf: backends: Backend \"fingerprint\" is enabled twice (as \"fingerprint-sim\")"), "\(result.output)")
     }
 
     @Test func managerPropertiesAndUserState() async throws {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import LocalAuthCore
+import LocalAuthBackends
 import LocalAuthSystem
 import Testing
 
@@ -17,7 +18,7 @@ final class ConfigurationLoaderTests {
 
     func loadError(_ path: String?) -> ConfigurationError? {
         do {
-            let configuration = try ConfigurationLoader.load(path: path)
+            let configuration = try ConfigurationLoader.load(path: path, builtIn: BackendRegistry.builtIn.ids)
             Issue.record("loaded \(configuration)")
             return nil
         } catch {
@@ -62,7 +63,7 @@ final class ConfigurationLoaderTests {
             state_directory = /srv/localauthd
 
             """.utf8))
-        let configuration = try ConfigurationLoader.load(path: file)
+        let configuration = try ConfigurationLoader.load(path: file, builtIn: BackendRegistry.builtIn.ids)
         var expected = Configuration()
         expected.backends = ["fingerprint", "passcode"]
         expected.preferredBiometry = .fingerprint
@@ -82,19 +83,19 @@ final class ConfigurationLoaderTests {
 
     @Test func aKnownSimulatorGroupIsResolved() throws {
         try writeFile(file, Array("simulator_group = root\n".utf8))
-        let loaded = try ConfigurationLoader.loadResolvingNames(path: file)
+        let loaded = try ConfigurationLoader.loadResolvingNames(path: file, builtIn: BackendRegistry.builtIn.ids)
         #expect(loaded.configuration.simulatorGroup == "root" && loaded.simulatorGroup == 0)
         try writeFile(file, [])
-        #expect(try ConfigurationLoader.loadResolvingNames(path: file).simulatorGroup == nil)
+        #expect(try ConfigurationLoader.loadResolvingNames(path: file, builtIn: BackendRegistry.builtIn.ids).simulatorGroup == nil)
     }
 
     @Test func anEmptyFileGivesTheDefaults() throws {
         try writeFile(file, [])
-        #expect(try ConfigurationLoader.load(path: file) == Configuration())
+        #expect(try ConfigurationLoader.load(path: file, builtIn: BackendRegistry.builtIn.ids) == Configuration())
     }
 
     @Test(.enabled("only while \(ConfigurationLoader.defaultPath) does not exist") { !exists(ConfigurationLoader.defaultPath) })
     func aMissingDefaultFileGivesTheDefaults() throws {
-        #expect(try ConfigurationLoader.load(path: nil) == Configuration())
+        #expect(try ConfigurationLoader.load(path: nil, builtIn: BackendRegistry.builtIn.ids) == Configuration())
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import LocalAuthCore
+import LocalAuthBackends
 import LocalAuthSystem
 import Testing
 
@@ -21,11 +22,11 @@ struct ProviderDescriptorTests {
         """
 
     @Test func aDescriptorSaysHowToReachAndCheckTheProvider() throws {
-        let descriptor = try ProviderDescriptor.parse(Self.valid, path: "/usr/lib/localauthd/providers/acme.provider")
+        let descriptor = try ProviderDescriptor.parse(Self.valid, path: "/usr/lib/localauthd/providers/acme.provider", builtIn: BackendRegistry.builtIn.ids)
         #expect(descriptor.id == "acme" && descriptor.modality == .face && descriptor.busName == "com.acme.FaceProvider")
         #expect(descriptor.exec == ["/usr/libexec/acme-face", "--verbose"] && descriptor.uid == 0 && descriptor.protocolVersion == 1)
         #expect(descriptor.description == "ACME IR camera")
-        let named = try ProviderDescriptor.parse(Self.valid.replacingOccurrences(of: "User=0", with: "User=acme"), path: "/x/acme.provider",
+        let named = try ProviderDescriptor.parse(Self.valid.replacingOccurrences(of: "User=0", with: "User=acme"), path: "/x/acme.provider", builtIn: BackendRegistry.builtIn.ids,
                                                  resolveUser: { $0 == "acme" ? 4242 : nil })
         #expect(named.uid == 4242 && named.user == "acme")
     }
@@ -46,7 +47,7 @@ struct ProviderDescriptorTests {
     func errorsNameFileAndLine(replacing original: String, with replacement: String, line: Int, fragment: String) {
         let text = Self.valid.replacingOccurrences(of: original, with: replacement)
         do {
-            _ = try ProviderDescriptor.parse(text, path: "/etc/localauthd/providers/acme.provider", resolveUser: { _ in nil })
+            _ = try ProviderDescriptor.parse(text, path: "/etc/localauthd/providers/acme.provider", builtIn: BackendRegistry.builtIn.ids, resolveUser: { _ in nil })
             Issue.record("accepted \(text)")
         } catch {
             #expect(error.line == line, "\(error)")
@@ -62,13 +63,13 @@ struct ProviderDescriptorTests {
         try Self.valid.replacingOccurrences(of: "ACME IR camera", with: "local override").write(toFile: "\(root)/etc/acme.provider", atomically: true, encoding: .utf8)
         let text = "backends = acme, fingerprint, passcode\nprovider_directories = \(root)/lib, \(root)/etc\n"
         let located = try ConfigurationParser.parseLocated(text, file: "/etc/localauthd/localauthd.conf")
-        let descriptors = try ProviderCatalog.descriptors(for: located)
+        let descriptors = try ProviderCatalog.descriptors(for: located, builtIn: BackendRegistry.builtIn.ids)
         #expect(descriptors.map(\.description) == ["local override"])
-        #expect(located.configuration.providerIDs == ["acme"])
+        #expect(located.configuration.providerIDs(builtIn: BackendRegistry.builtIn.ids) == ["acme"])
 
         let unknown = try ConfigurationParser.parseLocated(text.replacingOccurrences(of: "acme,", with: "iris,"), file: "/etc/localauthd/localauthd.conf")
-        #expect(throws: ConfigurationError.self) { try ProviderCatalog.descriptors(for: unknown) }
-        do { _ = try ProviderCatalog.descriptors(for: unknown) } catch {
+        #expect(throws: ConfigurationError.self) { try ProviderCatalog.descriptors(for: unknown, builtIn: BackendRegistry.builtIn.ids) }
+        do { _ = try ProviderCatalog.descriptors(for: unknown, builtIn: BackendRegistry.builtIn.ids) } catch {
             #expect(error.description.hasPrefix("/etc/localauthd/localauthd.conf:1: backends: unknown backend \"iris\""), "\(error)")
         }
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import LocalAuthCore
+import LocalAuthBackends
 import LocalAuthSystem
 import Testing
 
@@ -30,7 +31,7 @@ struct SystemLogTests {
     @Test func theSampleConfigurationListsEveryKeyWithItsDefault() throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let path = repository.appendingPathComponent("config/localauthd.conf").path
-        #expect(try ConfigurationLoader.load(path: path) == Configuration())
+        #expect(try ConfigurationLoader.load(path: path, builtIn: BackendRegistry.builtIn.ids) == Configuration())
         let text = try String(contentsOfFile: path, encoding: .utf8)
         for key in ["backends", "preferred_biometry", "biometry_max_failures", "fingerprint_attempts_per_evaluation",
                     "face_attempts_per_evaluation", "passcode_delays", "passcode_max_failures", "evaluation_timeout",

@@ -6,7 +6,7 @@
 /// ``SensorSession/deliver``; attempts that arrive while nothing is armed may be kept and handed
 /// out by ``takeQueuedAttempt(for:)`` when the next session arms. Implementations are thread-safe:
 /// the engine calls them from its actor, their own inputs come from anywhere.
-public protocol BiometricBackend: AnyObject, Sendable {
+public protocol BiometricBackend: AnyObject, ListedBackend {
     /// The configuration and D-Bus name of this backend (`fingerprint`, `face`).
     var id: String { get }
     var modality: BiometricModality { get }

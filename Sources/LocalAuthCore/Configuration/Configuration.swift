@@ -2,8 +2,9 @@
 /// The daemon's settings, with the documented defaults. Read from `localauthd.conf` by
 /// ``ConfigurationParser``.
 public struct Configuration: Sendable, Hashable {
-    /// Backend ids to load, in order: `fingerprint`, `face`, `passcode`, or the id of a provider
-    /// that a descriptor in ``providerDirectories`` describes.
+    /// Backend ids to load, in order: ids of the daemon's backend registry (`fingerprint`, `face`,
+    /// `passcode`, …) or the id of a provider that a descriptor in ``providerDirectories`` describes.
+    /// The registry checks them when the daemon loads the file.
     public var backends: [String] = ["fingerprint", "face", "passcode"]
     /// Which hardware a context reports as its biometry type when both are available.
     public var preferredBiometry: BiometricModality = .face
@@ -75,9 +76,6 @@ public struct Configuration: Sendable, Hashable {
     public var providerTimeout: Double = 5
 
     public static let defaultStateDirectory = "/var/lib/localauthd"
-    /// The built-in backends; any other id in ``backends`` names a provider.
-    public static let knownBackends = ["fingerprint", "face", "passcode"]
-
     /// Whether `id` could name a backend: lowercase letters, digits, `-`, `_` and `.`, starting
     /// with a letter or digit, at most 64 characters.
     public static func isBackendID(_ id: String) -> Bool {
@@ -86,8 +84,11 @@ public struct Configuration: Sendable, Hashable {
         return id.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0) }
     }
 
-    /// The provider ids among ``backends``.
-    public var providerIDs: [String] { backends.filter { !Self.knownBackends.contains($0) } }
+    /// The ids among ``backends`` that are not in `builtIn` (the registry's ids): providers.
+    public func providerIDs(builtIn: some Sequence<String>) -> [String] {
+        let builtIn = Set(builtIn)
+        return backends.filter { !builtIn.contains($0) }
+    }
 
     public init() {}
 

@@ -210,7 +210,7 @@ public enum ConfigurationParser {
             for name in names {
                 // Provider ids are checked against the descriptors when the daemon loads the file.
                 guard Configuration.isBackendID(name) else {
-                    throw ValueError(message: "\"\(name)\" is not a backend id; use \(Configuration.knownBackends.joined(separator: ", ")) or a provider's id (lowercase letters, digits, - _ .)")
+                    throw ValueError(message: "\"\(name)\" is not a backend id; use a built-in backend (see localauthd.conf(5)) or a provider's id (lowercase letters, digits, - _ .)")
                 }
                 guard !result.contains(name) else { throw ValueError(message: "backend \"\(name)\" is listed twice") }
                 result.append(name)

@@ -2,8 +2,9 @@
 /// Sensor arbitration and biometric attempts.
 ///
 /// Each sensor serves the evaluation its ``SensorArbiter`` chooses (foreground session first,
-/// users in turn); the others wait. Claims are derived from each evaluation's wanted sensors
-/// whenever a context is marked dirty.
+/// users in turn); the others wait. The arbiter is a pure state machine: the engine derives claim
+/// events from each dirty context's wanted sensors, applies them, and performs the actions it
+/// returns (``performSensorActions(_:on:)``).
 extension PolicyEngine {
     /// Bounds ``settle()``'s loop; every round consumes a queued attempt, a lost sensor or a holder change.
     static let settleRoundLimit = 10_000
@@ -11,30 +12,7 @@ extension PolicyEngine {
     /// Brings claims, armed sensors, queued attempts and observers up to date after a change.
     func settle() {
         for _ in 0..<Self.settleRoundLimit {
-            refreshClaims()
-            var progressed = false
-            for modality in BiometricModality.allCases {
-                guard let backend = backends[modality] else { continue }
-                if !backend.isAvailable, let claimants = sensorArbiters[modality]?.claimants, !claimants.isEmpty {
-                    for id in claimants { handle(.sensorLost(modality), on: id) }
-                    sensorArbiters[modality] = nil
-                    progressed = true
-                }
-                let holder = sensorArbiters[modality]?.holder
-                if armedSessions[modality]?.context != holder {
-                    if let armed = armedSessions.removeValue(forKey: modality) {
-                        backend.disarm(armed.session.id)
-                        dirty.insert(armed.context)
-                    }
-                    if let holder { arm(backend, for: holder) }
-                    progressed = true
-                }
-                if let armed = armedSessions[modality], let attempt = backend.takeQueuedAttempt(for: armed.session) {
-                    handleAttempt(attempt, on: modality)
-                    progressed = true
-                }
-            }
-            if !progressed { break }
+            if !stepSensors() { break }
         }
         publishChanges()
     }
@@ -47,16 +25,61 @@ extension PolicyEngine {
         return true
     }
 
-    private func refreshClaims() {
-        guard !dirty.isEmpty else { return }
+    /// Performs what a sensor's arbiter decided, in order.
+    func performSensorActions(_ actions: [SensorArbiter.Action], on modality: BiometricModality) {
+        guard let backend = backends[modality] else { return }
+        for action in actions {
+            switch action {
+            case .lost(let contexts):
+                for id in contexts { handle(.sensorLost(modality), on: id) }
+            case .disarm:
+                if let armed = armedSessions.removeValue(forKey: modality) {
+                    backend.disarm(armed.session.id)
+                    dirty.insert(armed.context)
+                }
+            case .arm(let id):
+                arm(backend, for: id)
+            }
+        }
+    }
+
+    /// One round: the dirty contexts' claims and lost sensors go to the arbiters, their actions
+    /// are performed, and each armed sensor hands over one queued attempt. False when nothing changed.
+    private func stepSensors() -> Bool {
+        let claimEvents = takeClaimEvents()
         let now = environment.clock.uptime()
+        var progressed = false
+        for modality in BiometricModality.allCases {
+            var events = claimEvents[modality] ?? []
+            guard let backend = backends[modality] else {
+                // No sensor to arm: the claims only decide the contexts' waiting state.
+                _ = sensorArbiters[modality, default: SensorArbiter()].apply(events, at: now, turnLength: configuration.sensorTurnLength)
+                continue
+            }
+            if !backend.isAvailable, sensorArbiters[modality]?.claimants.isEmpty == false { events.append(.sensorLost) }
+            let actions = sensorArbiters[modality, default: SensorArbiter()].apply(events, at: now, turnLength: configuration.sensorTurnLength)
+            performSensorActions(actions, on: modality)
+            progressed = progressed || !actions.isEmpty
+            if let armed = armedSessions[modality], let attempt = backend.takeQueuedAttempt(for: armed.session) {
+                handleAttempt(attempt, on: modality)
+                progressed = true
+            }
+        }
+        return progressed
+    }
+
+    /// The claim events of the contexts marked dirty, per sensor: releases first, then new claims
+    /// in evaluation order. Clears ``dirty`` and queues those contexts for publication.
+    private func takeClaimEvents() -> [BiometricModality: [SensorArbiter.Event]] {
+        guard !dirty.isEmpty else { return [:] }
+        var events: [BiometricModality: [SensorArbiter.Event]] = [:]
         var newcomers: [BiometricModality: [(serial: UInt64, id: ContextID)]] = [:]
         for id in dirty {
             let wanted = (contexts[id]?.evaluation?.machine.wantedSensors ?? []).subtracting(heldBackSensors(id))
             for modality in BiometricModality.allCases {
                 let claimed = sensorArbiters[modality]?.contains(id) ?? false
                 if claimed && !wanted.contains(modality) {
-                    sensorArbiters[modality]?.release(id, at: now)
+                    events[modality, default: []].append(.release(id))
                 } else if !claimed && wanted.contains(modality), let serial = contexts[id]?.evaluation?.serial {
                     newcomers[modality, default: []].append((serial, id))
                 }
@@ -66,11 +89,12 @@ extension PolicyEngine {
             for (_, id) in list.sorted(by: { $0.serial < $1.serial }) {
                 guard let record = contexts[id] else { continue }
                 let standing = environment.sessions?.standing(ofProcess: clientPIDs[record.owner], user: record.user) ?? .unknown
-                sensorArbiters[modality, default: SensorArbiter()].claim(id, user: record.user, standing: standing, at: now)
+                events[modality, default: []].append(.claim(id, user: record.user, standing: standing))
             }
         }
         for id in dirty where contexts[id] != nil { pendingPublication.insert(id) }
         dirty = []
+        return events
     }
 
     private func arm(_ backend: any BiometricBackend, for id: ContextID) {
@@ -144,7 +168,8 @@ extension PolicyEngine {
 
     /// Announces state changes and listening prompts, and the next deadline.
     private func publishChanges() {
-        refreshClaims()
+        // Only after settleRoundLimit rounds can contexts still be dirty here.
+        if !dirty.isEmpty { _ = stepSensors() }
         for id in pendingPublication {
             guard let record = contexts[id] else { continue }
             let now = ContextRecord.Published(state: state(of: record), listening: listening(id))

@@ -58,6 +58,8 @@ public actor PolicyEngine {
     public nonisolated let passcodeWork: PasscodeWorkScheduler?
     /// Enabled biometric backends, at most one per modality, in configuration order.
     let backends: [BiometricModality: any BiometricBackend]
+    /// What `Backends` lists, in configuration order (the passcode backend among them when enabled).
+    let listed: [any ListedBackend]
 
     var contexts: [ContextID: ContextRecord] = [:]
     var liveContextsByClient: [ClientID: Int] = [:]
@@ -77,7 +79,8 @@ public actor PolicyEngine {
     /// Per sensor: the context and session it is armed for.
     var armedSessions: [BiometricModality: (context: ContextID, session: SensorSession)] = [:]
     var lastSessionID: UInt64 = 0
-    /// Contexts whose evaluation or sensors changed since the last ``settle()``.
+    /// Contexts whose evaluation or sensors changed since the last ``settle()``: their claims are
+    /// brought up to date then.
     var dirty: Set<ContextID> = []
     /// Contexts whose observable state may have changed since observers last heard.
     var pendingPublication: Set<ContextID> = []
@@ -90,8 +93,11 @@ public actor PolicyEngine {
     /// Face consent decisions of the users loaded so far.
     var faceConsents: [UInt32: FaceConsents] = [:]
 
-    /// - Parameter backends: the enabled biometric backends; a second backend of one modality is an error.
-    public init(configuration: Configuration, backends: [any BiometricBackend], environment: Environment) throws(LocalAuthError) {
+    /// - Parameters:
+    ///   - backends: the enabled biometric backends; a second backend of one modality is an error.
+    ///   - listed: what ``backendStatus()`` reports, in order; nil: `backends`.
+    public init(configuration: Configuration, backends: [any BiometricBackend], listed: [any ListedBackend]? = nil,
+                environment: Environment) throws(LocalAuthError) {
         var byModality: [BiometricModality: any BiometricBackend] = [:]
         for backend in backends {
             guard byModality[backend.modality] == nil else {
@@ -101,6 +107,7 @@ public actor PolicyEngine {
         }
         self.configuration = configuration
         self.backends = byModality
+        self.listed = listed ?? backends
         self.environment = environment
         passcodeWork = environment.passcodeHasher.map { PasscodeWorkScheduler(hasher: $0, limits: configuration.passcodeWorkLimits) }
     }
@@ -303,7 +310,8 @@ public actor PolicyEngine {
             finish(id, .failure(LocalAuthError(.systemCancel, "The evaluation timed out after \(Int(configuration.evaluationTimeout)) s; try again.")))
         }
         for modality in BiometricModality.allCases {
-            sensorArbiters[modality]?.endTurn(ifDueAt: now, length: configuration.sensorTurnLength)
+            performSensorActions(sensorArbiters[modality]?.apply([.turnMayBeDue], at: now, turnLength: configuration.sensorTurnLength) ?? [],
+                                 on: modality)
         }
         let announced = publishedDeadline
         settle()
@@ -321,19 +329,9 @@ public actor PolicyEngine {
         settle()
     }
 
+    /// The enabled backends as `Backends` lists them, in `backends` order.
     public func backendStatus() -> [BackendStatus] {
-        var result: [BackendStatus] = []
-        for id in configuration.backends {
-            if id == "passcode" {
-                if environment.passcodeHasher != nil {
-                    result.append(BackendStatus(id: id, modality: "passcode", available: true))
-                }
-            } else if let backend = backends.values.first(where: { $0.id == id }) {
-                result.append(BackendStatus(id: backend.id, modality: backend.modality.rawValue, available: backend.isAvailable,
-                                            detail: backend.detail))
-            }
-        }
-        return result
+        listed.map(\.status)
     }
 
     /// Applies a reloaded configuration. Settings bound at start-up (backends, state directory,

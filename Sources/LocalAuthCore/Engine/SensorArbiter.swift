@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/// Who holds one sensor, among the evaluations that want it: a pure value, owned by the engine's
-/// actor, that the engine asks after every change and performs (arms the holder, disarms the rest).
+/// Who holds one sensor, among the evaluations that want it, and whom the sensor is armed for:
+/// a pure state machine, owned by the engine's actor. The engine feeds it ``Event``s through
+/// ``apply(_:at:turnLength:)`` and performs the ``Action``s it returns (tells evaluations the
+/// sensor is lost, disarms, arms); it decides nothing about the sensor itself.
 ///
 /// The sensor sharing rule:
 /// 1. Standing first. A claim from the foreground session beats one without session
@@ -14,6 +16,28 @@
 ///    waits at the same standing. The user then goes to the back of the line; a user whose
 ///    claims all ended and who claims again also starts at the back, so re-arming gains nothing.
 struct SensorArbiter: Sendable {
+    /// What happened to the sensor's claims.
+    enum Event: Sendable, Hashable {
+        /// An evaluation wants the sensor; claiming twice does nothing.
+        case claim(ContextID, user: UInt32, standing: SessionStanding)
+        /// An evaluation no longer wants it (ended, cancelled, or moved on).
+        case release(ContextID)
+        /// The deadline of ``turnDeadline(length:)`` may have passed.
+        case turnMayBeDue
+        /// The sensor is gone (disconnected, provider lost): every claim ends.
+        case sensorLost
+    }
+
+    /// What the engine does, in order.
+    enum Action: Sendable, Hashable {
+        /// Tell each of these evaluations the sensor is lost.
+        case lost([ContextID])
+        /// Stop listening for this context's evaluation.
+        case disarm(ContextID)
+        /// Start listening for this context's evaluation.
+        case arm(ContextID)
+    }
+
     struct Claim: Sendable, Hashable {
         let context: ContextID
         let user: UInt32
@@ -30,6 +54,35 @@ struct SensorArbiter: Sendable {
     private(set) var holder: ContextID?
     /// When the holder's turn began: when it got the sensor or, if later, when another user began to wait.
     private var turnStart: BootTime?
+    /// The context the sensor is armed for, as the actions so far made it.
+    private(set) var armed: ContextID?
+
+    /// Applies `events` in order, then returns what brings the sensor in line: the lost claims
+    /// told, the sensor disarmed from a context that no longer holds it and armed for the holder.
+    /// Nothing when nothing changed.
+    mutating func apply(_ events: [Event], at now: BootTime, turnLength: Double) -> [Action] {
+        var actions: [Action] = []
+        for event in events {
+            switch event {
+            case .claim(let context, let user, let standing): claim(context, user: user, standing: standing, at: now)
+            case .release(let context): release(context, at: now)
+            case .turnMayBeDue: endTurn(ifDueAt: now, length: turnLength)
+            case .sensorLost:
+                let lost = claims.keys.sorted { claims[$0]!.arrival < claims[$1]!.arrival }
+                guard !lost.isEmpty else { continue }
+                actions.append(.lost(lost))
+                let armed = self.armed
+                self = SensorArbiter()
+                self.armed = armed
+            }
+        }
+        if armed != holder {
+            if let armed { actions.append(.disarm(armed)) }
+            if let holder { actions.append(.arm(holder)) }
+            armed = holder
+        }
+        return actions
+    }
 
     /// The contexts that claim the sensor.
     var claimants: [ContextID] { Array(claims.keys) }

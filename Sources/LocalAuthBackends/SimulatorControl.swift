@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+import LocalAuthCore
+
+/// What the `Simulator` bus object drives on a simulated sensor. A registry row that makes a
+/// simulator hands one out (``BackendRegistry/Product/simulator``), so the bus object needs no
+/// concrete simulator type.
+public protocol SimulatorControl: Sendable {
+    var modality: BiometricModality { get }
+    /// Presents one input; an input of another sensor type is invalidArgument.
+    func simulate(_ input: SimulatedInput) async throws(LocalAuthError)
+    /// Disconnecting stops the armed evaluation's listening; reconnecting makes the sensor available again.
+    func setConnected(_ connected: Bool) async
+}
+
+/// One input a simulated sensor can be given.
+public enum SimulatedInput: Sendable, Hashable {
+    /// A finger on the fingerprint sensor.
+    case touch(finger: String)
+    /// A fingerprint read that cannot be judged (`too-short`, …).
+    case fingerprintRetry(reason: String)
+    /// A face in front of the camera.
+    case face(appearance: String, attentive: Bool)
+}
+
+extension FingerprintSimulator: SimulatorControl {
+    public func simulate(_ input: SimulatedInput) async throws(LocalAuthError) {
+        switch input {
+        case .touch(let finger): try await touch(finger)
+        case .fingerprintRetry(let reason): try await retry(reason)
+        case .face: throw LocalAuthError(.invalidArgument, "The fingerprint simulator takes touches and retries, not faces.")
+        }
+    }
+}
+
+extension FaceSimulator: SimulatorControl {
+    public func simulate(_ input: SimulatedInput) async throws(LocalAuthError) {
+        switch input {
+        case .face(let appearance, let attentive): try await present(appearance, attentive: attentive)
+        case .touch, .fingerprintRetry: throw LocalAuthError(.invalidArgument, "The face simulator takes faces, not fingerprints.")
+        }
+    }
+}
