@@ -27,7 +27,9 @@ final class PAMHarness: Sendable {
 
     /// Writes two services: `solo` (only pam_localauth, so its own code is what pamtester reports)
     /// and `stack` (pam_localauth, then pam_matrix for the password), both with `arguments`.
-    init(bus: PrivateBus, arguments: String = "") throws {
+    /// `arguments` are the module's; without them the evaluation may take 60 s instead of the
+    /// module's default 10 s, so a test that touches after the prompt is not racing a loaded machine.
+    init(bus: PrivateBus, arguments: String = "timeout=60") throws {
         try #require(FileManager.default.fileExists(atPath: Self.module),
                      "\(Self.module) is missing: run `make pam` (or `make test`) before `swift test`")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pam-services-\(UUID().uuidString)")
