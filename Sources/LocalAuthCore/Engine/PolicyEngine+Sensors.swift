@@ -29,13 +29,12 @@ extension PolicyEngine {
                     if let holder { arm(backend, for: holder) }
                     progressed = true
                 }
-                if savingQueuedAttempts[modality] == nil, let armed = armedSessions[modality],
+                if savingAttempts[modality] == nil, let armed = armedSessions[modality],
                    let attempt = backend.takeQueuedAttempt(for: armed.session) {
                     if let saving = handleAttempt(attempt, on: modality) {
-                        savingQueuedAttempts[modality] = saving.context
+                        savingAttempts[modality] = saving.context
                         Task {
                             await reportSaved(saving)
-                            savingQueuedAttempts[modality] = nil
                             settle()
                         }
                     }
@@ -49,8 +48,12 @@ extension PolicyEngine {
 
     /// Called by a backend (through its session) with an attempt; false when that session is no longer armed.
     func sensorReported(_ attempt: AttemptEvent, on modality: BiometricModality, session: UInt64) async -> Bool {
+        while savingAttempts[modality] != nil {
+            await withCheckedContinuation { attemptsWaitingForSave[modality, default: []].append($0) }
+        }
         guard armedSessions[modality]?.session.id == session else { return false }
         if let saving = handleAttempt(attempt, on: modality) {
+            savingAttempts[modality] = saving.context
             await reportSaved(saving)
         }
         settle()
@@ -165,10 +168,13 @@ extension PolicyEngine {
     /// still runs. A no-match is reported only when saved (else the evaluation ends with the
     /// error); a match only lowers counts, so it is reported either way (the stricter saved
     /// counts stay in force on disk).
+    /// The sensor's next attempt may apply afterwards (see ``savingAttempts``).
     func reportSaved(_ saving: SavingAttempt) async {
         let id = saving.context, uid = saving.user
         var unsaved: LocalAuthError?
         do throws(LocalAuthError) { try settleLedgerSave(of: uid, await saving.commit.outcome()) } catch { unsaved = error }
+        savingAttempts[saving.modality] = nil
+        for waiting in attemptsWaitingForSave.removeValue(forKey: saving.modality) ?? [] { waiting.resume() }
         let stillRunning = contexts[id]?.evaluation?.serial == saving.serial
         switch saving.outcome {
         case .matched:
@@ -194,7 +200,7 @@ extension PolicyEngine {
     /// Announces state changes and listening prompts, and the next deadline.
     private func publishChanges() {
         refreshClaims()
-        let held = Set(savingQueuedAttempts.values)
+        let held = Set(savingAttempts.values)
         for id in pendingPublication where !held.contains(id) {
             guard let record = contexts[id] else { continue }
             let now = ContextRecord.Published(state: state(of: record), listening: listening(id))
