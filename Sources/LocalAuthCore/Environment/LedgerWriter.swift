@@ -7,8 +7,8 @@ import Synchronization
 /// arrive while a user's write runs share the next write, so concurrent failures of one user cost
 /// one fsync, and the engine's actor is never held by the disk.
 ///
-/// One write per user at a time, so a user's writes land in submission order. The mutex owns the
-/// pending ledgers; `write` runs outside it.
+/// One write per user at a time, so a user's writes land in submission order; users' writes
+/// take turns. The mutex owns the pending ledgers; `write` runs outside it.
 public final class LedgerWriter: Sendable {
     public typealias Write = @Sendable (UserLedger, UInt32) throws(StateStoreError) -> Void
     public typealias Schedule = @Sendable (@escaping @Sendable () -> Void) -> Void
@@ -52,20 +52,22 @@ public final class LedgerWriter: Sendable {
         return commit
     }
 
+    /// Writes the user's pending batch, then schedules the next one behind other users' writes
+    /// (a user who keeps failing cannot hold the writer).
     private func drain(_ user: UInt32) {
-        while let batch = state.withLock({ state in
-            let batch = state.pending.removeValue(forKey: user)
-            if batch == nil { state.writing.remove(user) }
-            return batch
-        }) {
-            let result: Result<Void, StateStoreError>
-            do throws(StateStoreError) {
-                try write(batch.ledger, user)
-                result = .success(())
-            } catch {
-                result = .failure(error)
-            }
-            for commit in batch.commits { commit.complete(result) }
+        guard let batch = state.withLock({ $0.pending.removeValue(forKey: user) }) else { return }
+        let result: Result<Void, StateStoreError>
+        do throws(StateStoreError) {
+            try write(batch.ledger, user)
+            result = .success(())
+        } catch {
+            result = .failure(error)
         }
+        for commit in batch.commits { commit.complete(result) }
+        let more = state.withLock { state in
+            if state.pending[user] == nil { state.writing.remove(user) }
+            return state.writing.contains(user)
+        }
+        if more { schedule { self.drain(user) } }
     }
 }
