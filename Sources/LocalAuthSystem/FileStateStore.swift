@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Dispatch
 import Glibc
 import LocalAuthCore
 
@@ -17,18 +18,25 @@ import LocalAuthCore
 /// uid owns them: a state directory it cannot trust stops the start, a user's file it cannot trust
 /// is `.corrupt` (the user fails closed). Temporary files of writes a crash interrupted are removed
 /// when the store opens. Immutable after init, so it may be used from any thread; callers
-/// serialize writes per user (the engine's actor does).
+/// serialize writes per user (the engine's actor does). Ledgers the engine submits are written
+/// on the store's own writer queue (``LedgerWriter``: one fsync for every submission waiting).
 public final class FileStateStore: StateStore, ConsentStore {
     public let directory: String
     private let root: StateDirectory
     private let users: StateDirectory
+    private let ledgerWriter: LedgerWriter
 
     /// Opens (creating if needed, with mode 0700) the state directory; see ``StateDirectory/open(_:)``
     /// for what it must be.
     public init(directory: String) throws(StateStoreError) {
         self.directory = directory
         root = try StateDirectory.open(directory)
-        users = try root.subdirectory("users")
+        let users = try root.subdirectory("users")
+        self.users = users
+        let queue = DispatchQueue(label: "localauthd.ledger-writer")
+        ledgerWriter = LedgerWriter(
+            write: { ledger, user throws(StateStoreError) in try Self.save(ledger, in: users, user: user, name: "ledger.json") },
+            schedule: { queue.async(execute: $0) })
         try root.removeOrphanedTemporaryFiles()
         for name in try users.entries() where UInt32(name) != nil {
             // A user's directory that cannot be trusted is left alone; loading the user reports it.
@@ -43,6 +51,10 @@ public final class FileStateStore: StateStore, ConsentStore {
 
     public func saveLedger(_ ledger: UserLedger, user: UInt32) throws(StateStoreError) {
         try save(ledger, user: user, name: "ledger.json")
+    }
+
+    public func submitLedger(_ ledger: UserLedger, user: UInt32) -> LedgerCommit {
+        ledgerWriter.submit(ledger, user: user)
     }
 
     public func loadProfile(user: UInt32) throws(StateStoreError) -> UserProfile? {
@@ -92,6 +104,10 @@ public final class FileStateStore: StateStore, ConsentStore {
     }
 
     private func save<Value: Encodable>(_ value: Value, user: UInt32, name: String) throws(StateStoreError) {
+        try Self.save(value, in: users, user: user, name: name)
+    }
+
+    private static func save<Value: Encodable>(_ value: Value, in users: StateDirectory, user: UInt32, name: String) throws(StateStoreError) {
         let bytes: [UInt8]
         do { bytes = try StateJSONEncoder.encode(value) } catch {
             throw StateStoreError(.io, "Cannot encode \(name): \(error)")

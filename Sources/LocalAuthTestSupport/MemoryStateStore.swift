@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
+import Dispatch
 import LocalAuthCore
 import Synchronization
 
-/// Per-user state in memory, with switches to make reads corrupt or writes fail.
+/// Per-user state in memory, with switches to make reads corrupt or writes fail, and a gate that
+/// holds submitted ledger writes (``holdLedgerWrites()``) as a slow disk would.
+///
+/// Submitted ledgers are written by a ``LedgerWriter`` on the store's own queue, as
+/// `FileStateStore` does. The mutexes own every piece of state.
 public final class MemoryStateStore: StateStore {
     private struct Contents {
         var ledgers: [UInt32: UserLedger] = [:]
@@ -14,9 +19,23 @@ public final class MemoryStateStore: StateStore {
         var ledgerWrites = 0
     }
 
-    private let contents = Mutex(Contents())
+    private struct Gate {
+        var holding = false
+        /// Drains scheduled while holding, oldest first.
+        var held: [@Sendable () -> Void] = []
+    }
 
-    public init() {}
+    private let contents = Mutex(Contents())
+    private let gate = Mutex(Gate())
+    private let queue = DispatchQueue(label: "MemoryStateStore.ledger-writer")
+    private let writer = Mutex<LedgerWriter?>(nil)
+
+    public init() {
+        let writer = LedgerWriter(
+            write: { [weak self] ledger, user throws(StateStoreError) in try self?.saveLedger(ledger, user: user) },
+            schedule: { [weak self] drain in self?.scheduleDrain(drain) })
+        self.writer.withLock { $0 = writer }
+    }
 
     public func ledger(of user: UInt32) -> UserLedger? { contents.withLock { $0.ledgers[user] } }
     public func profile(of user: UInt32) -> UserProfile? { contents.withLock { $0.profiles[user] } }
@@ -41,6 +60,38 @@ public final class MemoryStateStore: StateStore {
             contents.corruptLedgers.remove(user)
             contents.ledgerWrites += 1
         }
+    }
+
+    public func submitLedger(_ ledger: UserLedger, user: UInt32) -> LedgerCommit {
+        // Set in init; the optional only breaks the store -> writer -> store cycle at init time.
+        guard let writer = writer.withLock({ $0 }) else { preconditionFailure("MemoryStateStore has no writer") }
+        return writer.submit(ledger, user: user)
+    }
+
+    /// From now on a write of submitted ledgers waits (not started) until ``releaseLedgerWrites()``.
+    public func holdLedgerWrites() {
+        gate.withLock { $0.holding = true }
+    }
+
+    /// Starts every held write, and later ones at once.
+    public func releaseLedgerWrites() {
+        let held = gate.withLock { gate in
+            gate.holding = false
+            defer { gate.held = [] }
+            return gate.held
+        }
+        for drain in held { queue.async(execute: drain) }
+    }
+
+    /// Writes waiting at the gate now.
+    public var heldLedgerWrites: Int { gate.withLock { $0.held.count } }
+
+    private func scheduleDrain(_ drain: @escaping @Sendable () -> Void) {
+        let start = gate.withLock { gate in
+            if gate.holding { gate.held.append(drain) }
+            return !gate.holding
+        }
+        if start { queue.async(execute: drain) }
     }
 
     public func loadProfile(user: UInt32) throws(StateStoreError) -> UserProfile? {

@@ -64,8 +64,9 @@ extension PolicyEngine {
         try requireSavedLedger(of: uid)
 
         users[uid]?.ledger.recordPasscodeFailure(at: now, schedule: configuration.passcodeSchedule)
-        // Not compared unless counted durably; the count stays in memory either way.
-        try persistLedger(of: uid)
+        // Not compared unless counted durably; the count stays in memory either way. The actor
+        // serves others meanwhile; a concurrent guess of this user counts on top of this one.
+        try await saveLedgerDurably(of: uid)
         let matches = await work.verify(passcode, against: storedHash)
 
         guard matches else {
@@ -84,7 +85,7 @@ extension PolicyEngine {
         }
         users[uid]?.ledger.recordPasscodeSuccess()
         // A success only lowers counts: if it cannot be saved, the stricter saved ones stay in force on disk.
-        try? persistLedger(of: uid)
+        try? await saveLedgerDurably(of: uid)
         return .correct
     }
 
@@ -224,7 +225,8 @@ extension PolicyEngine {
             record.profileDamaged = false
         }
         record.ledger = UserLedger()
-        do { try environment.store.saveLedger(record.ledger, user: uid) } catch {
+        // Rare: waits on the actor, so that nothing counts on the old ledger while the reset is saved.
+        if case .failure(let error) = environment.store.submitLedger(record.ledger, user: uid).outcomeBlocking() {
             throw LocalAuthError(.serviceFailure, "Could not save the reset ledger of uid \(uid): \(error.message)")
         }
         record.ledgerUnsaved = false
@@ -289,24 +291,44 @@ extension PolicyEngine {
         .failClosed(biometryMaxFailures: configuration.biometryMaxFailures, passcodeMaxFailures: configuration.passcodeMaxFailures)
     }
 
-    /// Saves the user's ledger. When that fails the in-memory counts stay in force, the user is
-    /// marked so that attempts are refused until a save succeeds, and the first failure is logged;
-    /// the error says what to do.
+    /// Saves the user's ledger, waiting on the actor: only for rare paths that cannot suspend
+    /// (see ``saveLedgerDurably(of:)``).
     func persistLedger(of uid: UInt32) throws(LocalAuthError) {
         guard let record = users[uid] else { return }
-        do throws(StateStoreError) {
-            try environment.store.saveLedger(record.ledger, user: uid)
-        } catch {
+        try settleLedgerSave(of: uid, environment.store.submitLedger(record.ledger, user: uid).outcomeBlocking())
+    }
+
+    /// Saves the user's ledger as it is now and returns once a durable write includes it; the
+    /// actor serves other requests meanwhile, and changes made meanwhile may share the write.
+    /// Callers re-check what they act on after it returns.
+    func saveLedgerDurably(of uid: UInt32) async throws(LocalAuthError) {
+        let commit = submitLedger(of: uid)
+        try settleLedgerSave(of: uid, await commit.outcome())
+    }
+
+    /// Hands the user's ledger as it is now to the store's writer; settle the outcome with
+    /// ``settleLedgerSave(of:_:)``.
+    func submitLedger(of uid: UInt32) -> LedgerCommit {
+        environment.store.submitLedger(userRecord(uid).ledger, user: uid)
+    }
+
+    /// When a save failed the in-memory counts stay in force, the user is marked so that attempts
+    /// are refused until a save succeeds, and the first failure is logged; the error says what to do.
+    func settleLedgerSave(of uid: UInt32, _ outcome: LedgerCommit.Outcome) throws(LocalAuthError) {
+        guard let record = users[uid] else { return }
+        switch outcome {
+        case .failure(let error):
             if !record.ledgerUnsaved {
                 users[uid]?.ledgerUnsaved = true
                 reportStateError("Could not save the lockout ledger of uid \(uid) (\(error.message)); its counts stay in force in memory and its attempts are refused until the ledger can be saved. Free disk space or make the state directory writable.", user: uid)
             }
             throw Self.unsaveableLedger
-        }
-        if record.ledgerUnsaved {
-            users[uid]?.ledgerUnsaved = false
-            recordAudit(AuditEntry(.stateError, severity: .notice, user: uid, result: "recovered",
-                                   message: "The lockout ledger of uid \(uid) could be saved again; its attempts are accepted again."))
+        case .success:
+            if record.ledgerUnsaved {
+                users[uid]?.ledgerUnsaved = false
+                recordAudit(AuditEntry(.stateError, severity: .notice, user: uid, result: "recovered",
+                                       message: "The lockout ledger of uid \(uid) could be saved again; its attempts are accepted again."))
+            }
         }
     }
 

@@ -18,9 +18,15 @@ extension PolicyEngine {
     }
 
     /// Called by a backend (through its session) with an attempt; false when that session is no longer armed.
-    func sensorReported(_ attempt: AttemptEvent, on modality: BiometricModality, session: UInt64) -> Bool {
+    func sensorReported(_ attempt: AttemptEvent, on modality: BiometricModality, session: UInt64) async -> Bool {
+        while savingAttempts[modality] != nil {
+            await withCheckedContinuation { attemptsWaitingForSave[modality, default: []].append($0) }
+        }
         guard armedSessions[modality]?.session.id == session else { return false }
-        handleAttempt(attempt, on: modality)
+        if let saving = handleAttempt(attempt, on: modality) {
+            savingAttempts[modality] = saving.context
+            await reportSaved(saving)
+        }
         settle()
         return true
     }
@@ -60,8 +66,15 @@ extension PolicyEngine {
             let actions = sensorArbiters[modality, default: SensorArbiter()].apply(events, at: now, turnLength: configuration.sensorTurnLength)
             performSensorActions(actions, on: modality)
             progressed = progressed || !actions.isEmpty
-            if let armed = armedSessions[modality], let attempt = backend.takeQueuedAttempt(for: armed.session) {
-                handleAttempt(attempt, on: modality)
+            if savingAttempts[modality] == nil, let armed = armedSessions[modality],
+               let attempt = backend.takeQueuedAttempt(for: armed.session) {
+                if let saving = handleAttempt(attempt, on: modality) {
+                    savingAttempts[modality] = saving.context
+                    Task {
+                        await reportSaved(saving)
+                        settle()
+                    }
+                }
                 progressed = true
             }
         }
@@ -114,55 +127,97 @@ extension PolicyEngine {
         dirty.insert(id)
     }
 
+    /// A biometric attempt counted in memory whose ledger write is under way; ``reportSaved(_:)``
+    /// reports it once the write ended.
+    struct SavingAttempt: Sendable {
+        enum Outcome: Sendable {
+            case matched
+            case noMatch(lockedNow: Bool)
+        }
+
+        let outcome: Outcome
+        let modality: BiometricModality
+        let context: ContextID
+        /// The evaluation the attempt belongs to; a later one of the same context is not told.
+        let serial: UInt64
+        let user: UInt32
+        let owner: ClientID
+        let commit: LedgerCommit
+    }
+
     /// Applies one attempt to the evaluation holding `modality`, counting it in the ledger first.
-    private func handleAttempt(_ attempt: AttemptEvent, on modality: BiometricModality) {
-        guard let armed = armedSessions[modality], let record = contexts[armed.context] else { return }
+    /// An attempt that changed the ledger is returned, to be reported by ``reportSaved(_:)`` once
+    /// saved; the actor serves others meanwhile.
+    private func handleAttempt(_ attempt: AttemptEvent, on modality: BiometricModality) -> SavingAttempt? {
+        guard let armed = armedSessions[modality], let record = contexts[armed.context],
+              let serial = record.evaluation?.serial else { return nil }
         let id = record.id, uid = record.user
         let user = userRecord(uid)
+        func saving(_ outcome: SavingAttempt.Outcome) -> SavingAttempt {
+            SavingAttempt(outcome: outcome, modality: modality, context: id, serial: serial, user: uid, owner: record.owner,
+                          commit: submitLedger(of: uid))
+        }
         switch attempt {
         case .match(let label) where user.profile.labels(of: modality).contains(label):
             guard !user.ledger.biometryLockedOut else {
                 handle(.biometryLockedOut, on: id)
-                return
+                return nil
             }
             do throws(LocalAuthError) { try requireSavedLedger(of: uid) } catch {
                 finish(id, .failure(error))
-                return
+                return nil
             }
             users[uid]?.ledger.recordBiometricMatch(unlockAt: record.options.isUnlockContext ? environment.clock.now() : nil)
             // The saved ledger is the one in memory (requireSavedLedger above): a match that changed
             // nothing (no failures to clear, not an unlock) has nothing to save.
-            // A match only lowers counts: if it cannot be saved, the stricter saved ones stay in force on disk.
-            if users[uid]?.ledger != user.ledger { try? persistLedger(of: uid) }
+            if users[uid]?.ledger != user.ledger { return saving(.matched) }
             handle(.matched(modality), on: id)
         case .match, .noMatch:
             do throws(LocalAuthError) { try requireSavedLedger(of: uid) } catch {
                 finish(id, .failure(error))
-                return
+                return nil
             }
             // A match of a label the user no longer has enrolled is a no-match.
             let lockedNow = users[uid]!.ledger.recordBiometricFailure(maxFailures: configuration.biometryMaxFailures)
-            var unsaved: LocalAuthError?
-            do throws(LocalAuthError) { try persistLedger(of: uid) } catch { unsaved = error }
+            return saving(.noMatch(lockedNow: lockedNow))
+        case .retry(let reason):
+            handle(.retry(modality, reason), on: id)
+        case .disconnected:
+            handle(.sensorLost(modality), on: id)
+        }
+        return nil
+    }
+
+    /// Reports a counted attempt once the write that includes it ended, to its evaluation if that
+    /// still runs. A no-match is reported only when saved (else the evaluation ends with the
+    /// error); a match only lowers counts, so it is reported either way (the stricter saved
+    /// counts stay in force on disk).
+    /// The sensor's next attempt may apply afterwards (see ``savingAttempts``).
+    func reportSaved(_ saving: SavingAttempt) async {
+        let id = saving.context, uid = saving.user
+        var unsaved: LocalAuthError?
+        do throws(LocalAuthError) { try settleLedgerSave(of: uid, await saving.commit.outcome()) } catch { unsaved = error }
+        savingAttempts[saving.modality] = nil
+        for waiting in attemptsWaitingForSave.removeValue(forKey: saving.modality) ?? [] { waiting.resume() }
+        let stillRunning = contexts[id]?.evaluation?.serial == saving.serial
+        switch saving.outcome {
+        case .matched:
+            if stillRunning { handle(.matched(saving.modality), on: id) }
+        case .noMatch(let lockedNow):
             if lockedNow {
-                recordAudit(AuditEntry(.biometryLockout, severity: .notice, user: uid, client: record.owner.rawValue,
+                recordAudit(AuditEntry(.biometryLockout, severity: .notice, user: uid, client: saving.owner.rawValue,
                                                     result: "locked", message: "Biometry locked after \(configuration.biometryMaxFailures) consecutive failed attempts."))
             }
-            // A no-match that was not saved is not reported as one: the evaluation ends with the error.
-            if let unsaved {
+            if let unsaved, stillRunning {
                 finish(id, .failure(unsaved))
-            } else {
-                handle(.noMatch(modality, lockedOut: lockedNow), on: id)
+            } else if stillRunning {
+                handle(.noMatch(saving.modality, lockedOut: lockedNow), on: id)
             }
             if lockedNow {
                 for (other, otherRecord) in contexts where other != id && otherRecord.user == uid && otherRecord.evaluation != nil {
                     handle(.biometryLockedOut, on: other)
                 }
             }
-        case .retry(let reason):
-            handle(.retry(modality, reason), on: id)
-        case .disconnected:
-            handle(.sensorLost(modality), on: id)
         }
     }
 
@@ -170,7 +225,8 @@ extension PolicyEngine {
     private func publishChanges() {
         // Only after settleRoundLimit rounds can contexts still be dirty here.
         if !dirty.isEmpty { _ = stepSensors() }
-        for id in pendingPublication {
+        let held = Set(savingAttempts.values)
+        for id in pendingPublication where !held.contains(id) {
             guard let record = contexts[id] else { continue }
             let now = ContextRecord.Published(state: state(of: record), listening: listening(id))
             let before = record.published
@@ -186,7 +242,7 @@ extension PolicyEngine {
                 show(PromptText.waiting(for: evaluation.machine.wantedSensors, options: record.options), on: id)
             }
         }
-        pendingPublication = []
+        pendingPublication = pendingPublication.intersection(held)
         let turnLength = configuration.sensorTurnLength
         let deadline = (contexts.values.compactMap { $0.evaluation?.deadline }
             + sensorArbiters.values.compactMap { $0.turnDeadline(length: turnLength) }).min { $0.seconds < $1.seconds }

@@ -79,6 +79,11 @@ public actor PolicyEngine {
     /// Per sensor: the context and session it is armed for.
     var armedSessions: [BiometricModality: (context: ContextID, session: SensorSession)] = [:]
     var lastSessionID: UInt64 = 0
+    /// Per sensor: the context whose attempt is being saved (PolicyEngine+Sensors.swift). The
+    /// sensor's next attempt waits in `attemptsWaitingForSave`, and the context is not published,
+    /// until the attempt is reported: attempts apply one at a time, as if each were saved at once.
+    var savingAttempts: [BiometricModality: ContextID] = [:]
+    var attemptsWaitingForSave: [BiometricModality: [CheckedContinuation<Void, Never>]] = [:]
     /// Contexts whose evaluation or sensors changed since the last ``settle()``: their claims are
     /// brought up to date then.
     var dirty: Set<ContextID> = []

@@ -4,7 +4,14 @@
 public protocol StateStore: Sendable {
     /// nil when the user has no ledger yet (a fresh user).
     func loadLedger(user: UInt32) throws(StateStoreError) -> UserLedger?
+    /// Writes the ledger at once on the calling thread. The engine does not call it: it goes
+    /// through ``submitLedger(_:user:)``, whose writes are ordered with each other.
     func saveLedger(_ ledger: UserLedger, user: UInt32) throws(StateStoreError)
+    /// Hands the user's newest ledger to the store's writer and returns at once (the engine
+    /// submits in the order it changes ledgers); the commit completes when a durable write
+    /// that includes it ended. Submissions while a write runs may share the next one (a
+    /// ``LedgerWriter``).
+    func submitLedger(_ ledger: UserLedger, user: UInt32) -> LedgerCommit
     /// nil when the user has no profile yet.
     func loadProfile(user: UInt32) throws(StateStoreError) -> UserProfile?
     func saveProfile(_ profile: UserProfile, user: UInt32) throws(StateStoreError)
