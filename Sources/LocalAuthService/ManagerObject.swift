@@ -87,8 +87,9 @@ struct ManagerObject: Sendable {
         case "RegisterAgent":
             let locale = try arguments.string()
             let scope = try Self.agentScope(try arguments.vardict())
+            let identify = self.identify
             return directory.respond(to: call) { bus in
-                try await engine.registerAgent(bus.caller, locale: locale, scope: scope)
+                try await engine.registerAgent(bus.caller, locale: locale, scope: scope, app: identify(bus.credentials.pid))
                 return []
             }
         case "UnregisterAgent":
