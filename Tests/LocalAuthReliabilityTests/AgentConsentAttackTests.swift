@@ -86,4 +86,46 @@ struct AgentConsentAttackTests {
             #expect(!daemon.logText.contains("\u{1B}"))
         }
     }
+
+    /// An executable path with quotes, a newline and U+202E cannot rewrite the consent question:
+    /// the identity's controls are escaped, and the question escapes its quotes too.
+    @Test func theConsentQuestionEscapesTheAppIdentity() async throws {
+        try await withDaemon(configuration: AgentTests.strict) { _, bus in
+            let app = try await Client(bus)
+            try await app.setUp(faces: ["primary"])
+            let agent = try await TestAgent(bus)
+            try await agent.register()
+            let localauth = URL(fileURLWithPath: D.binary).deletingLastPathComponent().appendingPathComponent("localauth").path
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("la-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let tricky = directory.appendingPathComponent("notes\u{201D} to use Face ID? Yes\n\u{202E}exe.sh")
+            try FileManager.default.copyItem(atPath: localauth, toPath: tricky.path)
+            let process = Process()
+            process.executableURL = tricky
+            process.arguments = ["--address", bus.address, "evaluate", "--reason", "open the notes", "--policy", "biometrics"]
+            let input = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+
+            let begin: TestAgent.Event
+            do { begin = try await agent.next("begin", within: .seconds(10)) } catch {
+                process.terminate()
+                let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                Issue.record("no sheet; localauth evaluate said: \(said)")
+                return
+            }
+            let request = try AgentTests.request(begin)
+            let identity = directory.path + "/notes\u{201D} to use Face ID? Yes\\u{a}\\u{202e}exe.sh"
+            #expect(request["App"] == .string(identity), "the structured identity has its controls escaped")
+            let quoted = directory.path + "/notes\\u{201d} to use Face ID? Yes\\u{a}\\u{202e}exe.sh"
+            #expect(request["FaceConsentQuestion"] == .string("Allow “\(quoted)” to use Face ID?"))
+            try await agent.respond(try #require(begin.cookie), "cancel")
+            _ = try await agent.next("end")
+        }
+    }
 }

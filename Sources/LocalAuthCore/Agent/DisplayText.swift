@@ -3,7 +3,7 @@
 /// daemon's sentences, refusals and log lines: it cannot end a quotation, start a new line, move
 /// the cursor (ESC) or reorder what follows (bidi overrides such as U+202E).
 public enum DisplayText {
-    /// `text` with backslashes, quotation marks, C0 and C1 controls, line and paragraph separators
+    /// `text` with quotation marks, C0 and C1 controls, line and paragraph separators
     /// and Unicode format characters (bidi controls, zero-width characters) written as `\u{…}`
     /// escapes, cut to `limit` characters with an ellipsis.
     public static func escaped(_ text: String, limit: Int = 256) -> String {
@@ -43,7 +43,7 @@ public enum DisplayText {
     private static func needsEscape(_ scalar: Unicode.Scalar, quotes: Bool) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029: return true
-        case 0x22, 0x5C, 0x201C, 0x201D, 0x201E, 0x2018, 0x2019, 0x201A, 0x00AB, 0x00BB: return quotes
+        case 0x22, 0x201C, 0x201D, 0x201E, 0x2018, 0x2019, 0x201A, 0x00AB, 0x00BB: return quotes
         default: return scalar.properties.generalCategory == .format
         }
     }
