@@ -128,4 +128,22 @@ struct AgentConsentAttackTests {
             _ = try await agent.next("end")
         }
     }
+
+    /// A refusal quotes at most 64 characters of what it refuses, escaped.
+    @Test func refusalsEchoAtMostSixtyFourCharactersOfTheInput() async throws {
+        try await withDaemon(configuration: AgentTests.strict) { _, bus in
+            let app = try await Client(bus)
+            try await app.setUp()
+            let long = String(repeating: "A", count: 5000) + "\n<2>forged"
+            for (modality, member) in [("face", "Enroll"), ("fingerprint", "Enroll"), ("face", "Unenroll")] {
+                do {
+                    _ = try await app.manager(member, [.string(modality), .string(long), .string(AgentTests.passcode)])
+                    Issue.record("\(member) \(modality) took a 5000-character label")
+                } catch let error as DBusError {
+                    #expect(error.message.count < 300 && error.message.contains("AAAA…") && !error.message.contains("\n"),
+                            "\(member) \(modality): \(error.message.prefix(300))")
+                }
+            }
+        }
+    }
 }
