@@ -41,7 +41,7 @@ public final class FaceSimulator: BiometricBackend {
                 throw LocalAuthError(.invalidArgument, "Enroll the primary face before an alternate appearance.")
             }
         default:
-            throw LocalAuthError(.invalidArgument, "Unknown face enrollment \"\(label)\"; use `primary` or `alternate`.")
+            throw LocalAuthError(.invalidArgument, "Unknown face enrollment \"\(DisplayText.escaped(label, limit: 64))\"; use `primary` or `alternate`.")
         }
     }
 

@@ -16,7 +16,7 @@ public enum FingerName: String, Sendable, CaseIterable {
 
     public init(validating name: String) throws(LocalAuthError) {
         guard let finger = FingerName(rawValue: name) else {
-            throw LocalAuthError(.invalidArgument, "Unknown finger \"\(name)\"; use one of: \(Self.allCases.map(\.rawValue).joined(separator: ", ")).")
+            throw LocalAuthError(.invalidArgument, "Unknown finger \"\(DisplayText.escaped(name, limit: 64))\"; use one of: \(Self.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         self = finger
     }

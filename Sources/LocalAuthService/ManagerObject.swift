@@ -97,7 +97,7 @@ struct ManagerObject: Sendable {
                 let locale = try arguments.string()
                 let scope = try Self.agentScope(try arguments.vardict())
                 return { bus in
-                    try await engine.registerAgent(bus.caller, locale: locale, scope: scope)
+                    try await engine.registerAgent(bus.caller, locale: locale, scope: scope, app: identify(bus.credentials.pid))
                     return []
                 }
             },

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import LocalAuthCore
 
 /// Who an app is, for per-app face consent, from what the kernel says about its process:
 /// `flatpak:<app id>` or `snap:<name>` when the process runs in such a sandbox's systemd scope,
@@ -46,7 +47,9 @@ public enum ProcessIdentity {
         let bytes = buffer[0..<length].map { UInt8(bitPattern: $0) }
         var path = String(decoding: bytes, as: UTF8.self)
         if path.hasSuffix(" (deleted)") { path.removeLast(" (deleted)".count) }
-        return path
+        // A path may hold any byte but / and NUL: controls and bidi characters are escaped so the
+        // identity cannot forge a line or reorder the sentence it is shown in.
+        return DisplayText.controlsEscaped(path)
     }
 
     private static func read(_ path: String) -> String? {

@@ -11,7 +11,8 @@ import LocalAuthCore
 /// fields when stderr is connected to journald (`$JOURNAL_STREAM` names stderr's device and
 /// inode), otherwise stderr lines, with the `<N>` priority prefix of the sd-daemon convention
 /// unless stderr is a terminal (a person reads those lines; a pipe may feed a log collector).
-/// Thread-safe: every entry is one syscall.
+/// Every line and field has its control and format characters escaped (``DisplayText``): text a
+/// client chose cannot forge a line or a priority prefix. Thread-safe: every entry is one syscall.
 public struct SystemLog: AuditSink {
     public enum Destination: Sendable { case journal, standardError }
 
@@ -50,7 +51,7 @@ public struct SystemLog: AuditSink {
     private func write(fields: [String: String], line: String, severity: AuditEntry.Severity) {
         switch destination {
         case .journal: Self.sendToJournal(fields)
-        case .standardError: writeToStandardError((prefixesPriority ? "<\(severity.rawValue)>" : "") + line + "\n")
+        case .standardError: writeToStandardError((prefixesPriority ? "<\(severity.rawValue)>" : "") + DisplayText.controlsEscaped(line) + "\n")
         }
     }
 
@@ -87,11 +88,11 @@ public struct SystemLog: AuditSink {
     }
 
     /// `sd_journal_sendv` with one iovec per `FIELD=value` (the variadic `sd_journal_send` is not
-    /// callable from Swift). Values may not contain newlines in this simple encoding; they are
-    /// replaced by spaces.
+    /// callable from Swift). Values may not contain newlines in this simple encoding: control and
+    /// format characters (which may come from clients: app identities, labels) are escaped.
     private static func sendToJournal(_ fields: [String: String]) {
         let buffers = fields.sorted { $0.key < $1.key }.map { key, value in
-            let bytes = Array("\(key)=\(value.replacingNewlines())".utf8)
+            let bytes = Array("\(key)=\(DisplayText.controlsEscaped(value))".utf8)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
             buffer.copyBytes(from: bytes)
             return buffer
@@ -106,10 +107,4 @@ public struct SystemLog: AuditSink {
 public func writeToStandardError(_ text: String) {
     let bytes = Array(text.utf8)
     _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-}
-
-extension String {
-    fileprivate func replacingNewlines() -> String {
-        String(map { $0 == "\n" ? " " : $0 })
-    }
 }

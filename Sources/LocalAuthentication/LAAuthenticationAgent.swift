@@ -44,7 +44,7 @@ public final class LAAuthenticationAgent: Sendable {
         public let passcodeAllowed: Bool
         /// The daemon's title, in the agent's locale.
         public let title: String
-        /// Set when the user must first allow the application Face ID: answer `.allowFace` or `.denyFace`.
+        /// Set when the user must first allow the application Face ID: answer `.allowFace` (a fallback agent: `.allowFaceWithPasscode`) or `.denyFace`.
         public let faceUsageDescription: String?
         public let faceConsentQuestion: String?
     }
@@ -61,7 +61,10 @@ public final class LAAuthenticationAgent: Sendable {
         case passcode(String)
         case fallback
         case cancel
+        /// Allows without the passcode: only a session agent that is not the app itself may.
         case allowFace
+        /// Allows with the user's passcode, as a fallback agent must (any process of the uid can be one).
+        case allowFaceWithPasscode(String)
         case denyFace
     }
 
@@ -139,6 +142,7 @@ public final class LAAuthenticationAgent: Sendable {
         case .fallback: (response, passcode) = ("fallback", .string(""))
         case .cancel: (response, passcode) = ("cancel", .string(""))
         case .allowFace: (response, passcode) = ("allow-face", .string(""))
+        case .allowFaceWithPasscode(let text): (response, passcode) = ("allow-face", .secret(DBusSecret(copying: Array(text.utf8))))
         case .denyFace: (response, passcode) = ("deny-face", .string(""))
         }
         do {

@@ -73,7 +73,9 @@ struct AgentCommand: ParsableCommand {
                 output.note("\(request["App"]?.string ?? "?"): \(request["Reason"]?.string ?? "")")
                 if let faceQuestion {
                     output.note(faceQuestion)
-                    output.note("“\(request["FaceUsageDescription"]?.string ?? "")” [y/N]")
+                    output.note("“\(request["FaceUsageDescription"]?.string ?? "")” " + (fallback
+                        ? "Type your passcode to allow it, or press Enter alone to refuse."
+                        : "[y/N]"))
                 } else {
                     Self.hint(sheet!, output)
                 }
@@ -93,10 +95,21 @@ struct AgentCommand: ParsableCommand {
                 }
                 let refusal: CLIError?
                 if open.askingFace {
-                    let allowed = line.first.map { $0 == UInt8(ascii: "y") || $0 == UInt8(ascii: "Y") } ?? false
-                    sheet?.askingFace = false
-                    refusal = await endpoint.respond(open.cookie, allowed ? "allow-face" : "deny-face")
-                    if refusal == nil, let current = sheet { Self.hint(current, output) }
+                    let answer: CLIError?
+                    if fallback {
+                        // Any process of the uid can be a fallback agent: the daemon wants the passcode with allow-face.
+                        answer = await endpoint.respond(open.cookie, line.isEmpty ? "deny-face" : "allow-face", passcode: line)
+                    } else {
+                        let allowed = line.first.map { $0 == UInt8(ascii: "y") || $0 == UInt8(ascii: "Y") } ?? false
+                        answer = await endpoint.respond(open.cookie, allowed ? "allow-face" : "deny-face")
+                    }
+                    if let answer {
+                        output.note(answer.message)
+                    } else {
+                        sheet?.askingFace = false
+                        if let current = sheet { Self.hint(current, output) }
+                    }
+                    continue
                 } else if line.isEmpty {
                     refusal = open.fallbackTitle.isEmpty ? .refused("There is no fallback on this sheet.")
                         : await endpoint.respond(open.cookie, "fallback")

@@ -103,3 +103,47 @@ extension AgentCommandTests {
         }
     }
 }
+
+extension AgentCommandTests {
+    /// Any process of the uid can be a fallback agent (the app itself too), so the fallback terminal
+    /// agent allows Face ID only with the passcode; a wrong one stores nothing and asks again.
+    @Test func theFallbackTerminalAgentAllowsFaceOnlyWithThePasscode() async throws {
+        try await withDaemon(configuration: Self.configuration + "face_consent = true\n") { _, bus in
+            let app = try await Client(bus)
+            try await app.setUp(faces: ["primary"])
+            let agent = Process()
+            agent.executableURL = URL(fileURLWithPath: CLI.binary)
+            agent.arguments = ["--address", bus.address, "agent", "--fallback"]
+            let output = Pipe(), input = Pipe()
+            agent.standardOutput = output
+            agent.standardError = output
+            agent.standardInput = input
+            try agent.run()
+            defer { ChildProcess.kill(agent) }
+            let heard = ChildOutput(output)
+            try await Self.waitForAgent(bus)
+            func waitFor(_ text: String) async throws {
+                while !heard.text.contains(text) {
+                    do { _ = try await heard.lines.next(within: .seconds(10)) } catch {
+                        Issue.record("no “\(text)” in: \(heard.text)")
+                        throw error
+                    }
+                }
+            }
+
+            let context = try await app.createContext(["FaceUsageDescription": .string("Unlock your notes.")])
+            let evaluation = Task { await errorName { _ = try await app.context(context, "EvaluatePolicy", [.uint32(1), .string("open notes")]) } }
+            try await waitFor("Type your passcode to allow it, or press Enter alone to refuse.")
+            input.fileHandleForWriting.write(Data("wrong-guess\n".utf8))
+            try await waitFor("Authentication failed")
+            #expect(try await app.manager("GetFaceConsents").first?.arrayElements?.isEmpty == true, "nothing stored: \(heard.text)")
+            input.fileHandleForWriting.write(Data("4711-secret\n".utf8))
+            try await waitFor("Look at the screen.")
+            let stored = try #require(try await app.manager("GetFaceConsents").first?.arrayElements?.first?.structure)
+            #expect(stored[1] == .bool(true), "\(heard.text)")
+            try await app.simulator("PresentFace", [.string("primary"), .bool(true)])
+            #expect(await evaluation.value == nil, "\(heard.text)")
+            #expect(!heard.text.contains("4711-secret") && !heard.text.contains("wrong-guess"), "echoed: \(heard.text)")
+        }
+    }
+}

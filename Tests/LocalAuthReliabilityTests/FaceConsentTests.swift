@@ -47,7 +47,8 @@ struct FaceConsentTests {
             #expect(request["FaceUsageDescription"] == .string("Unlock your notes with a glance."))
             #expect(request["FaceConsentQuestion"] == .string("Allow “\(identity)” to use Face ID?"))
             #expect(try await app.property(first, "State") == .string("waiting"), "the face sensor waits for the answer")
-            try await agent.respond(try #require(begin.cookie), "allow-face")
+            // A fallback agent's allow-face carries the passcode (anyone of the uid can be one).
+            try await agent.respond(try #require(begin.cookie), "allow-face", passcode: AgentTests.passcode)
             _ = try await agent.next("biometry")
             try await app.simulator("PresentFace", [.string("primary"), .bool(true)])
             #expect(await evaluation.value == nil)

@@ -7,8 +7,9 @@ public enum AgentAnswer: Sendable {
     case fallback
     /// The user chose the cancel button.
     case cancel
-    /// The user allowed (true) or refused (false) the app the face sensor.
-    case faceConsent(Bool)
+    /// The user allowed (true) or refused (false) the app the face sensor; allowing through a
+    /// fallback agent, or an agent that is the app itself, also needs the user's passcode.
+    case faceConsent(Bool, Passcode)
 
     /// Reads the wire form (`passcode`, `fallback`, `cancel`, `allow-face`, `deny-face`).
     public init(response: String, passcode: Passcode) throws(LocalAuthError) {
@@ -16,8 +17,8 @@ public enum AgentAnswer: Sendable {
         case "passcode": self = .passcode(passcode)
         case "fallback": self = .fallback
         case "cancel": self = .cancel
-        case "allow-face": self = .faceConsent(true)
-        case "deny-face": self = .faceConsent(false)
+        case "allow-face": self = .faceConsent(true, passcode)
+        case "deny-face": self = .faceConsent(false, passcode)
         default:
             throw LocalAuthError(.invalidArgument, "Unknown response \"\(response.prefix(32))\"; use passcode, fallback, cancel, allow-face or deny-face.")
         }

@@ -20,20 +20,25 @@ struct AgentDesk: Sendable {
 
     private(set) var agents: [ClientID: AgentRegistration] = [:]
     var sheets: [ContextID: Sheet] = [:]
-    private var lastSerial: UInt64 = 0
 
-    mutating func add(client: ClientID, uid: UInt32, scope: AgentScope, language: MessageCatalog.Language) throws(LocalAuthError) {
+    mutating func add(client: ClientID, uid: UInt32, pid: UInt32?, app: String?, scope: AgentScope,
+                      language: MessageCatalog.Language) throws(LocalAuthError) {
         guard agents[client] == nil else {
             throw LocalAuthError(.busy, "This connection is already registered as an agent; unregister first.")
         }
         if case .session(let session) = scope, agents.values.contains(where: { $0.scope == scope }) {
-            throw LocalAuthError(.busy, "Session \(session) already has an agent; only one agent per session shows prompts.")
+            throw LocalAuthError(.busy, "Session \(DisplayText.escaped(session, limit: 64)) already has an agent; only one agent per session shows prompts.")
+        }
+        // The first fallback agent serves until it leaves: a later one must not take over the
+        // sheets (and passcodes) of this uid's apps.
+        if scope == .fallback, agents.values.contains(where: { $0.scope == .fallback && $0.uid == uid }) {
+            throw LocalAuthError(.busy, "A fallback agent is already registered for this user and shows its prompts; stop it (or let it unregister) first.")
         }
         guard agents.values.filter({ $0.uid == uid }).count < Self.maximumAgentsPerUser, agents.count < Self.maximumAgents else {
             throw LocalAuthError(.limitsExceeded, "Too many agents are registered for this user; stop some before registering more.")
         }
-        lastSerial += 1
-        agents[client] = AgentRegistration(client: client, uid: uid, scope: scope, language: language, serial: lastSerial)
+        agents[client] = AgentRegistration(client: client, uid: uid, scope: scope, language: language,
+                                            pid: pid, app: app)
     }
 
     /// Removes the agent's registration; returns the sheets it showed.
@@ -51,7 +56,7 @@ struct AgentDesk: Sendable {
             guard session.owner == user else { return nil }
             return agents.values.first { $0.scope == .session(session.id) && $0.uid == user }
         }
-        return agents.values.filter { $0.scope == .fallback && $0.uid == user }.max { $0.serial < $1.serial }
+        return agents.values.first { $0.scope == .fallback && $0.uid == user }
     }
 
     /// The sheet whose cookie is `cookie`, compared in constant time per sheet.

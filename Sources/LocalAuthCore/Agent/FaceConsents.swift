@@ -6,6 +6,9 @@ public struct FaceConsents: Codable, Sendable, Hashable {
 
     /// Decisions kept per user; the oldest is not dropped: more are refused.
     public static let maximumApps = 1024
+    /// Changes a user may make per minute (each one is written to disk); more are refused with
+    /// LimitsExceeded. Repeating a decision already stored changes nothing and is not counted.
+    public static let maximumChangesPerMinute = 20
 
     public init(apps: [String: Bool] = [:]) {
         self.apps = apps

@@ -21,8 +21,10 @@ public enum MessageCatalog {
     }
 
     /// Asks whether `app` may use the face sensor; the app name is quoted, not translated.
+    /// The app identity is escaped (``DisplayText``): a path cannot end the quotation or reorder the sentence.
     public static func faceConsentQuestion(app: String, _ language: Language) -> String {
-        switch language {
+        let app = DisplayText.escaped(app)
+        return switch language {
         case .english: "Allow “\(app)” to use Face ID?"
         case .german: "Darf „\(app)“ Face ID verwenden?"
         }

@@ -182,7 +182,7 @@ extension PolicyEngine {
         let uid = caller.uid
         let backend = try enabledBackend(modality)
         guard userRecord(uid).profile.labels(of: modality).contains(label) else {
-            throw LocalAuthError(.invalidArgument, "The \(modality.rawValue) \"\(label)\" is not enrolled.")
+            throw LocalAuthError(.invalidArgument, "The \(modality.rawValue) \"\(DisplayText.escaped(label, limit: 64))\" is not enrolled.")
         }
         let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
         var removed: Set<String> = []

@@ -2,7 +2,7 @@
 /// Agents: who shows an evaluation's sheet and takes the passcode, and per-app face consent.
 ///
 /// An evaluation of an ordinary context is shown by the agent of the app's logind session (or,
-/// for an app in no session, by its user's latest fallback agent). The agent gets a random,
+/// for an app in no session, by its user's fallback agent, the first registered). The agent gets a random,
 /// single-use cookie; an answer counts only with the current cookie, from the agent's own
 /// connection and uid. Contexts of logins and sudo (``ContextOptions/isPrivilegedConversation``)
 /// are never shown by an agent: their PAM conversation is the sheet.
@@ -10,7 +10,12 @@ extension PolicyEngine {
     /// Registers the caller as an agent. A session agent must be the owner of the session its
     /// process is in; an ``AgentScope/ownContexts`` agent is refused while another agent would
     /// show its evaluations (it could otherwise take the passcode away from the session's agent).
-    public func registerAgent(_ caller: Caller, locale: String, scope requested: AgentScope.Requested) throws(LocalAuthError) {
+    /// A sandboxed app (`app` is `flatpak:…` or `snap:…`) may not be an agent: an agent sees other
+    /// apps' reasons and takes the passcode.
+    public func registerAgent(_ caller: Caller, locale: String, scope requested: AgentScope.Requested, app: String? = nil) throws(LocalAuthError) {
+        if let app, app.hasPrefix("flatpak:") || app.hasPrefix("snap:") {
+            throw LocalAuthError(.accessDenied, "A sandboxed app (\(DisplayText.escaped(app, limit: 64))) may not register as an agent; run the agent outside the sandbox.")
+        }
         guard !locale.isEmpty, locale.utf8.count <= 64,
               locale.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || "0123456789_.-@".unicodeScalars.contains($0)) })
         else {
@@ -41,7 +46,8 @@ extension PolicyEngine {
             }
             scope = .ownContexts
         }
-        try agentDesk.add(client: caller.client, uid: caller.uid, scope: scope, language: MessageCatalog.Language(locale: locale))
+        try agentDesk.add(client: caller.client, uid: caller.uid, pid: caller.pid, app: app, scope: scope,
+                          language: MessageCatalog.Language(locale: locale))
     }
 
     public func unregisterAgent(_ client: ClientID) throws(LocalAuthError) {
@@ -74,9 +80,23 @@ extension PolicyEngine {
             issueCookie(id)
             handle(.fallback, on: id)
             settle()
-        case .faceConsent(let allowed):
-            guard sheet.faceConsentPending, let app = record.options.appIdentity else {
+        case .faceConsent(let allowed, let passcode):
+            guard sheet.faceConsentPending, let app = record.options.appIdentity,
+                  let agent = agentDesk.agents[caller.client] else {
                 throw LocalAuthError(.notSupported, "No face consent question is open on this sheet.")
+            }
+            if allowed && faceConsentNeedsPasscode(agent, record) {
+                guard !passcode.isEmpty else {
+                    throw LocalAuthError(.authenticationFailed, "Allowing Face ID through a fallback agent (or an agent that is the app itself) needs the user's passcode with allow-face.")
+                }
+                let work = try admitPasscodeWork(of: record.user)
+                guard try await checkPasscode(passcode, user: record.user, client: record.owner, work: work) == .correct else {
+                    settle()
+                    throw Self.wrongPasscode
+                }
+                guard contexts[id]?.evaluation?.serial == evaluation.serial, agentDesk.sheets[id]?.faceConsentPending == true else {
+                    throw LocalAuthError(.notEvaluating, "The evaluation ended before the passcode was checked; nothing was stored.")
+                }
             }
             try recordFaceConsent(app, allowed: allowed, user: record.user)
             agentDesk.sheets[id]?.faceConsentPending = false
@@ -108,6 +128,17 @@ extension PolicyEngine {
         }
     }
 
+    /// Whether allow-face from `agent` needs the passcode: always unless it is a session agent that
+    /// is not the app itself (same connection, process or app identity). Anyone can register a
+    /// fallback agent, the app included, so its word alone is not the user's.
+    func faceConsentNeedsPasscode(_ agent: AgentRegistration, _ record: ContextRecord) -> Bool {
+        guard case .session = agent.scope else { return true }
+        if agent.client == record.owner { return true }
+        if let pid = agent.pid, pid == clientPIDs[record.owner] { return true }
+        if let app = agent.app, app == record.options.appIdentity { return true }
+        return false
+    }
+
     /// The same for every cookie that does not authorize the caller.
     static let noSuchAuthentication = LocalAuthError(.accessDenied, "No authentication waits for an answer from this agent with that cookie.")
 
@@ -122,6 +153,9 @@ extension PolicyEngine {
     /// passcode (counted like every check), so an app cannot allow itself; refusing needs none.
     public func setFaceConsent(app: String, allowed: Bool, passcode: Passcode, caller: Caller) async throws(LocalAuthError) {
         try ContextOptions.validateText(app, name: "app identity", allowEmpty: false)
+        guard !DisplayText.containsControls(app) else {
+            throw LocalAuthError(.invalidArgument, "An app identity holds no control or format characters; give it as GetFaceConsents lists it.")
+        }
         if allowed {
             let work = try admitPasscodeWork(of: caller.uid)
             guard try await checkPasscode(passcode, user: caller.uid, client: caller.client, work: work) == .correct else {
@@ -142,8 +176,16 @@ extension PolicyEngine {
 
     private func recordFaceConsent(_ app: String, allowed: Bool, user uid: UInt32) throws(LocalAuthError) {
         var updated = consents(of: uid)
+        // Repeating a stored decision writes and logs nothing (a flood of no-op revocations stalled everyone).
+        guard updated.apps[app] != allowed else { return }
         guard updated.apps[app] != nil || updated.apps.count < FaceConsents.maximumApps else {
             throw LocalAuthError(.limitsExceeded, "This user already has \(FaceConsents.maximumApps) face decisions; revoke some first.")
+        }
+        let now = environment.clock.uptime().seconds
+        let recent = (faceConsentChanges[uid] ?? []).filter { now - $0 < 60 }
+        guard recent.count < FaceConsents.maximumChangesPerMinute else {
+            faceConsentChanges[uid] = recent
+            throw LocalAuthError(.limitsExceeded, "This user changed \(FaceConsents.maximumChangesPerMinute) face decisions in the last minute; try again in a minute.")
         }
         updated.apps[app] = allowed
         do throws(StateStoreError) {
@@ -152,8 +194,9 @@ extension PolicyEngine {
             throw LocalAuthError(.serviceFailure, "The face decision could not be saved (\(error.message)); nothing changed.")
         }
         faceConsents[uid] = updated
+        faceConsentChanges[uid] = recent + [now]
         recordAudit(AuditEntry(.evaluation, severity: .notice, user: uid, client: nil, result: allowed ? "face-allowed" : "face-denied",
-                               message: "Face ID \(allowed ? "allowed" : "denied") for \(app)."))
+                               message: "Face ID \(allowed ? "allowed" : "denied") for \(DisplayText.escaped(app))."))
     }
 
     func faceAllowance(_ record: ContextRecord) -> FaceAllowance {

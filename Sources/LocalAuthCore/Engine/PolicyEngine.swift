@@ -97,6 +97,8 @@ public actor PolicyEngine {
     var agentDesk = AgentDesk()
     /// Face consent decisions of the users loaded so far.
     var faceConsents: [UInt32: FaceConsents] = [:]
+    /// Uptime seconds of each user's recent face decision changes (``FaceConsents/maximumChangesPerMinute``).
+    var faceConsentChanges: [UInt32: [Double]] = [:]
 
     /// - Parameters:
     ///   - backends: the enabled biometric backends; a second backend of one modality is an error.

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+/// Text from a client (an app identity, a label, a session name) made safe to splice into the
+/// daemon's sentences, refusals and log lines: it cannot end a quotation, start a new line, move
+/// the cursor (ESC) or reorder what follows (bidi overrides such as U+202E).
+public enum DisplayText {
+    /// `text` with quotation marks, C0 and C1 controls, line and paragraph separators
+    /// and Unicode format characters (bidi controls, zero-width characters) written as `\u{…}`
+    /// escapes, cut to `limit` characters with an ellipsis.
+    public static func escaped(_ text: String, limit: Int = 256) -> String {
+        var result = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            guard count < limit else { return result + "…" }
+            count += 1
+            if needsEscape(scalar, quotes: true) {
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// `text` with only control and format characters escaped (quotes kept): for log lines.
+    public static func controlsEscaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { needsEscape($0, quotes: false) }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if needsEscape(scalar, quotes: false) {
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Whether `text` holds a control or format character (refused in identities and labels).
+    public static func containsControls(_ text: String) -> Bool {
+        text.unicodeScalars.contains { needsEscape($0, quotes: false) }
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar, quotes: Bool) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029: return true
+        case 0x22, 0x201C, 0x201D, 0x201E, 0x2018, 0x2019, 0x201A, 0x00AB, 0x00BB: return quotes
+        default: return scalar.properties.generalCategory == .format
+        }
+    }
+}
