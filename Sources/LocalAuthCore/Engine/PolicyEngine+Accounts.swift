@@ -20,10 +20,17 @@ extension PolicyEngine {
         guard let evaluation = record.evaluation, evaluation.machine.acceptsPasscode else {
             throw LocalAuthError(.notEvaluating, "No evaluation of the device-owner policy (2) is running on this context; start one with EvaluatePolicy first.")
         }
-        let work = try admitPasscodeWork(of: record.user)
-        let verdict = try await checkPasscode(passcode, user: record.user, client: caller, work: work)
+        try await applyPasscode(passcode, to: id, serial: evaluation.serial, user: record.user, client: caller)
+    }
+
+    /// Checks `passcode` for evaluation `serial` of context `id` (app or agent, the same rules) and
+    /// applies the verdict to it if it still runs; `whenWrong` runs first in that case.
+    func applyPasscode(_ passcode: Passcode, to id: ContextID, serial: UInt64, user: UInt32, client: ClientID,
+                       whenWrong: () -> Void = {}) async throws(LocalAuthError) {
+        let work = try admitPasscodeWork(of: user)
+        let verdict = try await checkPasscode(passcode, user: user, client: client, work: work)
         // Suspended while hashing: the evaluation may have ended, or another one started.
-        let stillRunning = contexts[id]?.evaluation?.serial == evaluation.serial
+        let stillRunning = contexts[id]?.evaluation?.serial == serial
         switch verdict {
         case .correct:
             guard stillRunning else {
@@ -32,7 +39,10 @@ extension PolicyEngine {
             handle(.passcodeAccepted, on: id)
             settle()
         case .wrong:
-            if stillRunning { handle(.passcodeRejected, on: id) }
+            if stillRunning {
+                whenWrong()
+                handle(.passcodeRejected, on: id)
+            }
             settle()
             throw Self.wrongPasscode
         }

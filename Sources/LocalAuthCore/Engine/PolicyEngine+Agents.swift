@@ -107,23 +107,8 @@ extension PolicyEngine {
             guard evaluation.machine.acceptsPasscode else {
                 throw LocalAuthError(.notEvaluating, "This evaluation does not take the passcode (policy 1 or 4); use fallback or cancel.")
             }
-            let work = try admitPasscodeWork(of: record.user)
-            let verdict = try await checkPasscode(passcode, user: record.user, client: record.owner, work: work)
-            let stillRunning = contexts[id]?.evaluation?.serial == evaluation.serial
-            switch verdict {
-            case .correct:
-                guard stillRunning else {
-                    throw LocalAuthError(.notEvaluating, "The evaluation ended before the passcode was checked.")
-                }
-                handle(.passcodeAccepted, on: id)
-                settle()
-            case .wrong:
-                if stillRunning {
-                    issueCookie(id)
-                    handle(.passcodeRejected, on: id)
-                }
-                settle()
-                throw Self.wrongPasscode
+            try await applyPasscode(passcode, to: id, serial: evaluation.serial, user: record.user, client: record.owner) {
+                issueCookie(id)
             }
         }
     }
