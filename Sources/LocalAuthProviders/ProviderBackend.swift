@@ -47,6 +47,9 @@ public final class ProviderBackend: CapturingBackend {
         let finish: @Sendable (Result<String, LocalAuthError>) -> Void
         /// Cancels the enrollment at ``ProviderBackend/enrollmentTimeout``; cancelled when it ends first.
         var deadline: Task<Void, Never>?
+        let user: UInt32
+        /// When it started or last reported a capture: an enrollment idle for a turn yields the sensor.
+        var lastActivity = ContinuousClock.now
     }
 
     private struct State {
@@ -65,10 +68,14 @@ public final class ProviderBackend: CapturingBackend {
     private enum Command: Sendable {
         case arm(SensorSession, owner: String)
         case disarm(UInt64, owner: String)
+        case cancelEnrollment(UInt64, owner: String)
     }
 
     private let connection: DBusConnection
     private let timeout: Duration
+    /// How long an enrollment may go without a capture before an evaluation that wants the sensor
+    /// ends it (`sensor_turn_seconds`); nil: never.
+    private let enrollmentTurn: Duration?
     private let log: Log
     private let process: ProviderProcess?
     private let state = Mutex(State())
@@ -78,10 +85,14 @@ public final class ProviderBackend: CapturingBackend {
     /// - Parameters:
     ///   - busAddress: the daemon's bus, handed to a provider the daemon starts (`Exec=`).
     ///   - timeout: how long each call to the provider may take.
-    public init(descriptor: ProviderDescriptor, connection: DBusConnection, busAddress: String, timeout: Duration, log: @escaping Log) {
+    ///   - enrollmentTurn: how long an enrollment may take no capture before an evaluation that
+    ///     wants the sensor ends it; nil: never.
+    public init(descriptor: ProviderDescriptor, connection: DBusConnection, busAddress: String, timeout: Duration,
+                enrollmentTurn: Duration? = .seconds(10), log: @escaping Log) {
         self.descriptor = descriptor
         self.connection = connection
         self.timeout = timeout
+        self.enrollmentTurn = enrollmentTurn
         self.log = log
         process = descriptor.exec == nil ? nil : ProviderProcess(descriptor: descriptor, busAddress: busAddress, log: log)
         let (commandStream, commands) = AsyncStream<Command>.makeStream()
@@ -163,14 +174,27 @@ public final class ProviderBackend: CapturingBackend {
     }
 
     public func arm(_ session: SensorSession) {
-        let owner = state.withLock { state -> String? in
-            guard case .ready(let owner, _) = state.phase, state.available else { return nil }
+        let now = ContinuousClock.now
+        let (owner, idle) = state.withLock { state -> (String?, [UInt64: Enrolling]) in
+            guard case .ready(let owner, _) = state.phase, state.available else { return (nil, [:]) }
             state.armed = session
-            return owner
+            // A provider holds its sensor for an enrollment; one that takes no capture for a turn
+            // would otherwise keep every evaluation off it until its timeout, again and again.
+            guard let turn = enrollmentTurn else { return (owner, [:]) }
+            let idle = state.enrollments.filter { now - $0.value.lastActivity >= turn }
+            for enrollment in idle.keys { state.enrollments.removeValue(forKey: enrollment) }
+            return (owner, idle)
         }
         guard let owner else {
             deliveries.yield((session, .disconnected))
             return
+        }
+        for (enrollment, running) in idle.sorted(by: { $0.key < $1.key }) {
+            running.deadline?.cancel()
+            let seconds = enrollmentTurn.map { $0.components.seconds } ?? 0
+            log(.notice, "provider \(id): enrollment \(enrollment) of uid \(running.user) took no capture for \(seconds) s; ended for an evaluation of uid \(session.user)")
+            running.finish(.failure(LocalAuthError(.systemCancel, "The enrollment took no capture for \(seconds) s and an evaluation needed the sensor; nothing was enrolled. Start it again and touch the sensor for each capture.")))
+            commands.yield(.cancelEnrollment(enrollment, owner: owner))
         }
         commands.yield(.arm(session, owner: owner))
     }
@@ -207,7 +231,7 @@ public final class ProviderBackend: CapturingBackend {
                 let finish: @Sendable (Result<String, LocalAuthError>) -> Void = { result in
                     if !once.exchange(true, ordering: .acquiringAndReleasing) { continuation.resume(returning: result) }
                 }
-                state.withLock { $0.enrollments[enrollment] = Enrolling(stages: stages, progress: progress, finish: finish) }
+                state.withLock { $0.enrollments[enrollment] = Enrolling(stages: stages, progress: progress, finish: finish, user: user) }
                 // Cancelled before the enrollment was registered: the cancellation handler found nothing to end.
                 if Task.isCancelled {
                     finish(.failure(LocalAuthError(.userCancel, "The enrollment was cancelled; nothing was enrolled.")))
@@ -326,6 +350,9 @@ public final class ProviderBackend: CapturingBackend {
         guard let current = state.withLock({ $0.enrollments[enrollment] }) else {
             log(.notice, "provider \(id): ignored \(status) for enrollment \(enrollment), which is not running on it")
             return
+        }
+        if status == "stage-passed" || status == "retry" {
+            state.withLock { $0.enrollments[enrollment]?.lastActivity = .now }
         }
         switch status {
         case "stage-passed":
@@ -509,6 +536,9 @@ public final class ProviderBackend: CapturingBackend {
             do { _ = try await callProvider(owner, "Disarm", [.uint64(session)]) } catch {
                 failed("Disarm", error, owner: owner, session: nil)
             }
+        case .cancelEnrollment(let enrollment, let owner):
+            // Before the Arm queued after it, so the provider has let the sensor go.
+            _ = try? await callProvider(owner, "EnrollCancel", [.uint64(enrollment)])
         }
     }
 

@@ -122,7 +122,9 @@ public final class Daemon: Sendable {
         do {
             var registry = registry
             try registry.registerProviders(settings.providers, connection: connection, busAddress: (try? settings.bus.resolvedAddress()) ?? "",
-                                           timeout: .milliseconds(Int(configuration.providerTimeout * 1000)), log: log)
+                                           timeout: .milliseconds(Int(configuration.providerTimeout * 1000)),
+                                           enrollmentTurn: configuration.sensorTurnLength > 0 ? .milliseconds(Int(configuration.sensorTurnLength * 1000)) : nil,
+                                           log: log)
             made = try registry.make(configuration.backends, inputs: .init(simulatorQueue: queue))
             engine = try PolicyEngine(
                 configuration: configuration, backends: made.sensors, listed: made.listed,

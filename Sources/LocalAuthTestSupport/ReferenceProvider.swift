@@ -150,9 +150,11 @@ public struct ProviderRig: Sendable {
 /// Starts a private bus, the daemon with the reference provider (started by the daemon through
 /// Exec=), waits for the provider's handshake, and runs `body`.
 public func withReferenceProvider<T: Sendable>(arguments: [String] = [], others: [String] = [], timeout: Double = 1,
-                                               allowingEveryUser: Bool = false, _ body: (ProviderRig) async throws -> T) async throws -> T {
+                                               settings: String = "", allowingEveryUser: Bool = false,
+                                               _ body: (ProviderRig) async throws -> T) async throws -> T {
     let provider = try ReferenceProvider(arguments: arguments)
-    return try await withDaemon(configuration: provider.configuration(others: others, timeout: timeout), allowingEveryUser: allowingEveryUser) { daemon, bus in
+    return try await withDaemon(configuration: provider.configuration(others: others, timeout: timeout) + settings,
+                                allowingEveryUser: allowingEveryUser) { daemon, bus in
         let client = try await Client(bus)
         let listening = Inbox<(String, UInt64)>()
         let subscription = try await client.connection.subscribe(

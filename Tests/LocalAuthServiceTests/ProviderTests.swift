@@ -77,6 +77,27 @@ struct ProviderTests {
         }
     }
 
+    /// A provider holds its sensor while it enrolls; an enrollment that takes no capture for a
+    /// turn (`sensor_turn_seconds`) is ended when an evaluation wants the sensor, so nobody can keep
+    /// it from everyone by starting enrollments and never touching.
+    @Test func anIdleEnrollmentYieldsTheSensorToAnEvaluationAfterATurn() async throws {
+        try await withReferenceProvider(settings: "sensor_turn_seconds = 1\n") { rig in
+            _ = try await rig.client.manager("SetPasscode", [.string(""), .string("4711-secret")])
+            try await rig.enroll("right-index-finger")
+            let enrollment = Task { await errorName { _ = try await rig.client.manager("Enroll", [.string("fingerprint"), .string("left-thumb"), .string("4711-secret")]) } }
+            #expect(try await rig.listening.next().0 == "enrolling")
+            try await Task.sleep(for: .milliseconds(1300))  // the rule under test: no capture for a turn
+            let context = try await rig.client.createContext()
+            let evaluation = try await rig.begin(context, policy: 1)
+            #expect(await enrollment.value == LocalAuthBusNames.errorPrefix + "SystemCancel")
+            try await rig.simulator("Touch", [.string("right-index-finger")])
+            #expect(await evaluation.value == nil, "the evaluation got the sensor")
+            let templates = try #require(try await rig.simulator("Templates", [.uint32(getuid())]).first?.arrayElements)
+            #expect(templates.count == 1, "the ended enrollment kept nothing")
+            #expect(try await rig.client.userState()["Enrollments"]?.arrayElements?.count == 1)
+        }
+    }
+
     @Test func theCallerLeavingCancelsItsEnrollment() async throws {
         try await withReferenceProvider { rig in
             let leaver = try await Client(rig.bus)
