@@ -78,8 +78,8 @@ struct ProviderTests {
     }
 
     /// A provider holds its sensor while it enrolls; an enrollment that takes no capture for a
-    /// turn (`sensor_turn_seconds`) is ended when an evaluation wants the sensor, so nobody can keep
-    /// it from everyone by starting enrollments and never touching.
+    /// turn (`sensor_turn_seconds`) is ended when an evaluation wants the sensor, so one that is
+    /// started and never touched does not keep it from everyone until its timeout.
     @Test func anIdleEnrollmentYieldsTheSensorToAnEvaluationAfterATurn() async throws {
         try await withReferenceProvider(settings: "sensor_turn_seconds = 1\n") { rig in
             _ = try await rig.client.manager("SetPasscode", [.string(""), .string("4711-secret")])
