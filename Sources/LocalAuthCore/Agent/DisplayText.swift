@@ -7,37 +7,33 @@ public enum DisplayText {
     /// and Unicode format characters (bidi controls, zero-width characters) written as `\u{…}`
     /// escapes, cut to `limit` characters with an ellipsis.
     public static func escaped(_ text: String, limit: Int = 256) -> String {
-        var result = ""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            guard count < limit else { return result + "…" }
-            count += 1
-            if needsEscape(scalar, quotes: true) {
-                result += "\\u{" + String(scalar.value, radix: 16) + "}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        escaping(text, quotes: true, limit: limit)
     }
 
     /// `text` with only control and format characters escaped (quotes kept): for log lines.
     public static func controlsEscaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { needsEscape($0, quotes: false) }) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if needsEscape(scalar, quotes: false) {
-                result += "\\u{" + String(scalar.value, radix: 16) + "}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        guard containsControls(text) else { return text }
+        return escaping(text, quotes: false, limit: nil)
     }
 
     /// Whether `text` holds a control or format character (refused in identities and labels).
     public static func containsControls(_ text: String) -> Bool {
         text.unicodeScalars.contains { needsEscape($0, quotes: false) }
+    }
+
+    /// `text` with the scalars ``needsEscape(_:quotes:)`` picks written as `\u{…}`, cut to `limit`
+    /// scalars with an ellipsis.
+    private static func escaping(_ text: String, quotes: Bool, limit: Int?) -> String {
+        var result = ""
+        for (count, scalar) in text.unicodeScalars.enumerated() {
+            if let limit, count >= limit { return result + "…" }
+            if needsEscape(scalar, quotes: quotes) {
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     private static func needsEscape(_ scalar: Unicode.Scalar, quotes: Bool) -> Bool {
