@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "localauth", dependencies: ["CommandLineKit", "LocalAuthAPI", "LocalAuthDBus", "LocalAuthProxies"]),
 
         // A provider (org.localauth.Provider1) for real fingerprint readers, through fprintd.
-        .executableTarget(name: "localauth-fprintd-provider", dependencies: ["LocalAuthBackends", "LocalAuthDBus"]),
+        .executableTarget(name: "localauth-fprintd-provider", dependencies: ["CommandLineKit", "LocalAuthBackends", "LocalAuthDBus"]),
 
         // `make bench`: latency, throughput, memory and start-up of the release daemon (not part of `make test`).
         .executableTarget(name: "localauth-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],

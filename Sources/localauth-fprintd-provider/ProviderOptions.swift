@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+import CommandLineKit
 import LocalAuthDBus
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `localauth-fprintd-provider`'s command line.
+/// `localauth-fprintd-provider`'s command line, parsed by the same rules as `localauth`'s and
+/// `localauthd`'s (CommandLineKit).
 struct ProviderOptions {
     /// The bus that started the provider (`DBUS_STARTER_ADDRESS`: bus activation, or localauthd
     /// through the descriptor's Exec=), else the system bus.
@@ -15,51 +17,58 @@ struct ProviderOptions {
     var fprintdTimeout: Duration = .seconds(4)
     var showHelp = false
 
-    static let usage = """
-    Usage: localauth-fprintd-provider [OPTIONS]
+    /// Every option, once: the parser and `--help` read these rows.
+    static let options: [Option<ProviderOptions>] = [
+        .flag(\.bus, "--system", setting: .system, "serve on the system bus, where fprintd lives (default)"),
+        .value(\.bus, "--address", "ADDR", "serve on the bus at ADDR (tests, development)",
+               parser: ValueParser.nonEmpty("--address needs a D-Bus address, e.g. unix:path=/run/x.").map { .address($0) }),
+        .value(\.busName, "--name", "NAME", "own NAME instead of org.localauth.Provider.Fprintd"),
+        .value(\.fprintdTimeout, "--fprintd-timeout", "SEC", "give up on an fprintd call after SEC seconds (default 4)",
+               parser: ValueParser { text, _ throws(CommandLineError) in
+                   guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
+                       throw CommandLineError("--fprintd-timeout takes seconds between 0 and 600, not \(text)")
+                   }
+                   return .milliseconds(Int64(seconds * 1000))
+               }),
+        .flag(\.showHelp, "--help", aliases: ["-h"], "show this help"),
+    ]
 
-    A localauthd biometric provider (org.localauth.Provider1) for the fingerprint readers fprintd
-    drives. It serves /org/localauth/Provider1 under its bus name, answers only localauthd (the owner
-    of org.localauth.LocalAuthentication1), and holds a reader's claim only during an evaluation or
-    an enrollment.
+    static var usage: String {
+        """
+        Usage: localauth-fprintd-provider [OPTIONS]
 
-    Options:
-      --system               serve on the system bus (default, or the bus in $DBUS_STARTER_ADDRESS
-                             when the bus or localauthd started the provider; fprintd lives there)
-      --address ADDR         serve on the bus at ADDR (tests, development)
-      --name NAME            own NAME instead of org.localauth.Provider.Fprintd
-      --fprintd-timeout SEC  give up on an fprintd call after SEC seconds (default 4)
-      --help                 show this help
+        A localauthd biometric provider (org.localauth.Provider1) for the fingerprint readers fprintd
+        drives. It serves /org/localauth/Provider1 under its bus name, answers only localauthd (the owner
+        of org.localauth.LocalAuthentication1), and holds a reader's claim only during an evaluation or
+        an enrollment. Started by the bus or by localauthd, it serves on the bus in
+        $DBUS_STARTER_ADDRESS unless an option names another.
 
-    Exit status: 0 after SIGTERM/SIGINT, 64 bad usage, 69 bus unavailable or name taken.
-    """
+        Options:
+        \(options.map { "  " + $0.info.synopsis.padding(to: 23) + $0.info.helpText }.joined(separator: "\n"))
+
+        Exit status: 0 after SIGTERM/SIGINT, 64 bad usage, 69 bus unavailable or name taken.
+        """
+    }
 
     struct UsageError: Error, CustomStringConvertible {
         let description: String
     }
 
     static func parse(_ arguments: [String]) throws(UsageError) -> ProviderOptions {
-        var options = ProviderOptions()
-        var remaining = arguments[...]
-        func value(_ option: String) throws(UsageError) -> String {
-            guard let value = remaining.popFirst() else { throw UsageError(description: "\(option) needs a value") }
-            return value
+        var parsed = ProviderOptions()
+        do throws(CommandLineError) {
+            try CommandLineParser.parse(arguments, into: &parsed, options: options, arguments: [],
+                                        subject: CommandLineParser.Subject(name: nil, usage: "localauth-fprintd-provider [OPTIONS]"))
+        } catch {
+            throw UsageError(description: error.message)
         }
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "--system": options.bus = .system
-            case "--address": options.bus = .address(try value(argument))
-            case "--name": options.busName = try value(argument)
-            case "--fprintd-timeout":
-                let text = try value(argument)
-                guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
-                    throw UsageError(description: "--fprintd-timeout takes seconds between 0 and 600, not \(text)")
-                }
-                options.fprintdTimeout = .milliseconds(Int64(seconds * 1000))
-            case "--help", "-h": options.showHelp = true
-            default: throw UsageError(description: "unknown option \(argument)")
-            }
-        }
-        return options
+        return parsed
+    }
+}
+
+extension String {
+    /// The string followed by blanks up to `width` characters (at least one).
+    fileprivate func padding(to width: Int) -> String {
+        self + String(repeating: " ", count: max(width - count, 1))
     }
 }
