@@ -87,6 +87,7 @@ extension PolicyEngine {
                 for (id, record) in contexts where record.user == uid {
                     handle(.passcodePermanentlyLocked, on: id)
                 }
+                settle()
             } else if let delay = ledger.passcodeDelay {
                 recordAudit(AuditEntry(.passcodeLockout, severity: .notice, user: uid, client: client.rawValue, result: "delayed",
                                                     message: "\(ledger.passcodeFailures) consecutive wrong passcodes; next try allowed in \(UserLedger.describe(seconds: delay.seconds))."))
@@ -101,7 +102,8 @@ extension PolicyEngine {
 
     /// Admits the check of `passcode` for a profile change and runs it; throws when it is refused,
     /// wrong or may not be tried. Returns the hash it was checked against.
-    private func requirePasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID) async throws(LocalAuthError) -> String? {
+    @discardableResult
+    func requirePasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID) async throws(LocalAuthError) -> String? {
         let work = try admitPasscodeWork(of: uid)
         return try await requirePasscode(passcode, user: uid, client: client, work: work)
     }

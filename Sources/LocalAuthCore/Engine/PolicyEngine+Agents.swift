@@ -89,11 +89,7 @@ extension PolicyEngine {
                 guard !passcode.isEmpty else {
                     throw LocalAuthError(.authenticationFailed, "Allowing Face ID through a fallback agent (or an agent that is the app itself) needs the user's passcode with allow-face.")
                 }
-                let work = try admitPasscodeWork(of: record.user)
-                guard try await checkPasscode(passcode, user: record.user, client: record.owner, work: work) == .correct else {
-                    settle()
-                    throw Self.wrongPasscode
-                }
+                try await requirePasscode(passcode, user: record.user, client: record.owner)
                 guard contexts[id]?.evaluation?.serial == evaluation.serial, agentDesk.sheets[id]?.faceConsentPending == true else {
                     throw LocalAuthError(.notEvaluating, "The evaluation ended before the passcode was checked; nothing was stored.")
                 }
@@ -142,11 +138,7 @@ extension PolicyEngine {
             throw LocalAuthError(.invalidArgument, "An app identity holds no control or format characters; give it as GetFaceConsents lists it.")
         }
         if allowed {
-            let work = try admitPasscodeWork(of: caller.uid)
-            guard try await checkPasscode(passcode, user: caller.uid, client: caller.client, work: work) == .correct else {
-                settle()
-                throw Self.wrongPasscode
-            }
+            try await requirePasscode(passcode, user: caller.uid, client: caller.client)
         }
         try recordFaceConsent(app, allowed: allowed, user: caller.uid)
     }
