@@ -19,7 +19,8 @@ struct ProviderOptions {
 
     /// Every option, once: the parser and `--help` read these rows.
     static let options: [Option<ProviderOptions>] = [
-        .flag(\.bus, "--system", setting: .system, "serve on the system bus, where fprintd lives (default)"),
+        .flag(\.bus, "--system", setting: .system,
+              "serve on the system bus (default, or the bus in $DBUS_STARTER_ADDRESS when the bus or localauthd started the provider; fprintd lives there)"),
         .value(\.bus, "--address", "ADDR", "serve on the bus at ADDR (tests, development)",
                parser: ValueParser.nonEmpty("--address needs a D-Bus address, e.g. unix:path=/run/x.").map { .address($0) }),
         .value(\.busName, "--name", "NAME", "own NAME instead of org.localauth.Provider.Fprintd"),
@@ -40,11 +41,10 @@ struct ProviderOptions {
         A localauthd biometric provider (org.localauth.Provider1) for the fingerprint readers fprintd
         drives. It serves /org/localauth/Provider1 under its bus name, answers only localauthd (the owner
         of org.localauth.LocalAuthentication1), and holds a reader's claim only during an evaluation or
-        an enrollment. Started by the bus or by localauthd, it serves on the bus in
-        $DBUS_STARTER_ADDRESS unless an option names another.
+        an enrollment.
 
         Options:
-        \(options.map { "  " + $0.info.synopsis.padding(to: 23) + $0.info.helpText }.joined(separator: "\n"))
+        \(options.map { TextLayout.entry($0.info.synopsis, $0.info.helpText, column: 25) }.joined(separator: "\n"))
 
         Exit status: 0 after SIGTERM/SIGINT, 64 bad usage, 69 bus unavailable or name taken.
         """
@@ -63,12 +63,5 @@ struct ProviderOptions {
             throw UsageError(description: error.message)
         }
         return parsed
-    }
-}
-
-extension String {
-    /// The string followed by blanks up to `width` characters (at least one).
-    fileprivate func padding(to width: Int) -> String {
-        self + String(repeating: " ", count: max(width - count, 1))
     }
 }

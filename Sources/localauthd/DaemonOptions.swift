@@ -39,7 +39,7 @@ struct DaemonOptions {
         clients on D-Bus as org.localauth.LocalAuthentication1.
 
         Options:
-        \(options.map { "  " + $0.info.synopsis.padding(to: 21) + $0.info.helpText }.joined(separator: "\n"))
+        \(options.map { TextLayout.entry($0.info.synopsis, $0.info.helpText, column: 23) }.joined(separator: "\n"))
 
         Signals: SIGTERM/SIGINT stop (running evaluations end with SystemCancel), SIGHUP reloads
         the configuration (a bad file is refused and the running configuration kept).
@@ -62,12 +62,5 @@ struct DaemonOptions {
             throw UsageError(description: error.message)
         }
         return parsed
-    }
-}
-
-extension String {
-    /// The string followed by blanks up to `width` characters (at least one).
-    fileprivate func padding(to width: Int) -> String {
-        self + String(repeating: " ", count: max(width - count, 1))
     }
 }
