@@ -11,7 +11,7 @@ extension DBusConnection {
     /// that libdbus reallocated and freed. One scrub covers every message read before it is sent, so
     /// callers coalesce requests (`ObjectRegistration` sends at most one per queue turn). Only on `queue`.
     func scrubReceiveBuffer() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.precondition()
         // Under libdbus's 2048-byte read size, so the scrub arrives in one read without growing the buffer.
         guard let message = try? DBusMessage.signal(
             path: "/", interface: "org.localauth.DBus.ReceiveBuffer", member: "Scrub", destination: uniqueName,

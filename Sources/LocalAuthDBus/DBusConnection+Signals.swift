@@ -62,7 +62,7 @@ extension DBusConnection {
 
     /// Hands a received signal to every matching subscriber. Only on `queue`.
     func deliverSignal(_ message: DBusMessage) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.precondition()
         guard !subscriptions.isEmpty,
               let path = message.path, let interface = message.interface, let member = message.member,
               let arguments = try? message.arguments()

@@ -24,7 +24,7 @@ final class DBusMessage: @unchecked Sendable {
 
     /// Adds a reference (for messages libdbus lends to a callback). Only on `connection.queue`.
     init(retaining raw: OpaquePointer, releasedOn connection: DBusConnection) {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.queue.precondition()
         self.raw = dbus_message_ref(raw)
         self.connection = connection
     }

@@ -17,7 +17,7 @@ public final class DBusPendingReply: Sendable {
 
     /// Only on the connection's queue.
     init(call: DBusMessage, connection: DBusConnection) {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.queue.precondition()
         self.address = call.replyAddress
         self.connection = connection
         self.member = call.member ?? "the call"
@@ -54,7 +54,7 @@ public final class DBusPendingReply: Sendable {
     private static func send(
         _ result: Result<[DBusValue], DBusError>, to address: DBusReplyAddress, member: String, on connection: DBusConnection
     ) {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.queue.precondition()
         let reply: DBusMessage?
         switch result {
         case .success(let values):

@@ -39,7 +39,7 @@ final class ObjectRegistration: @unchecked Sendable {
     }
 
     private func handle(_ message: DBusMessage, on connection: DBusConnection) -> DBusHandlerResult {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.queue.precondition()
         guard message.kind == .methodCall else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
         let reply = DBusPendingReply(call: message, connection: connection)
         let arguments: [DBusValue]

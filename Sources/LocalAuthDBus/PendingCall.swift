@@ -21,7 +21,7 @@ final class PendingCall: @unchecked Sendable {
         destination: String?, path: String, interface: String?, member: String,
         arguments: [DBusValue], timeout: Duration
     ) {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.queue.precondition()
         self.continuation = continuation
         guard !cancelled else { return finish(.failure(CancellationError())) }
         do throws(DBusError) {
@@ -54,20 +54,20 @@ final class PendingCall: @unchecked Sendable {
     }
 
     func cancel() {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.queue.precondition()
         cancelled = true
         fail(CancellationError())
     }
 
     func fail(_ error: any Error) {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.queue.precondition()
         guard let pending else { return }
         dbus_pending_call_cancel(pending)
         finish(.failure(error))
     }
 
     private func complete() {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.queue.precondition()
         guard let pending else { return }
         guard let stolen = dbus_pending_call_steal_reply(pending) else {
             return finish(.failure(DBusError(.noReply, "the call completed without a reply")))

@@ -7,6 +7,10 @@ import Synchronization
 struct BusCaller: Sendable {
     let caller: Caller
     let credentials: DBusCredentials
+    /// The app identity of the calling process (``ProcessIdentity``), looked up once per
+    /// connection when it is identified: a connection's process keeps its executable and
+    /// sandbox (libdbus closes the socket on exec).
+    let app: String?
 }
 
 /// Establishes each sender's identity from the bus (`GetConnectionCredentials`, cached per
@@ -27,6 +31,7 @@ final class CallerDirectory: Sendable {
     typealias Usage = RequestQueueLimits.Usage
 
     private let connection: DBusConnection
+    private let identify: @Sendable (UInt32?) -> String?
     private let limits: RequestQueueLimits
     private let log: Log
     private let state = Mutex(State())
@@ -60,8 +65,10 @@ final class CallerDirectory: Sendable {
         var announced = false
     }
 
-    init(connection: DBusConnection, limits: RequestQueueLimits, log: @escaping Log) {
+    /// `identify` gives the app identity of a process id (``BusCaller/app``).
+    init(connection: DBusConnection, identify: @escaping @Sendable (UInt32?) -> String?, limits: RequestQueueLimits, log: @escaping Log) {
         self.connection = connection
+        self.identify = identify
         self.limits = limits
         self.log = log
     }
@@ -118,7 +125,9 @@ final class CallerDirectory: Sendable {
     /// A new, empty pipeline for `sender` and the task that works through it. Called under `state`'s lock.
     private func startPipeline(for sender: String) -> Pipeline {
         let (stream, continuation) = AsyncStream<Entry>.makeStream()
-        Task { [connection] in
+        // On the connection's loop: a request is read, run through the engine and answered on
+        // the thread that read it, with no hand-off unless it waits for something.
+        Task(executorPreference: connection.queue) { [self, connection] in
             var identity: Result<BusCaller, DBusError>?
             // The uid this sender's work counts for (nil if it left before it was identified).
             var countedFor: UInt32?
@@ -127,7 +136,7 @@ final class CallerDirectory: Sendable {
                     do {
                         let credentials = try await connection.credentials(of: sender)
                         identity = .success(BusCaller(caller: Caller(client: ClientID(sender), uid: credentials.uid, pid: credentials.pid),
-                                                      credentials: credentials))
+                                                      credentials: credentials, app: identify(credentials.pid)))
                         countedFor = identified(sender, as: credentials.uid) ? credentials.uid : nil
                     } catch {
                         let reason = (error as? DBusError)?.message ?? "\(error)"

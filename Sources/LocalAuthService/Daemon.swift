@@ -141,14 +141,14 @@ public final class Daemon: Sendable {
         observer.attach(engine)
 
         let providers = made.sensors.compactMap { $0 as? ProviderBackend }
-        let directory = CallerDirectory(connection: connection, limits: RequestQueueLimits(configuration), log: log)
+        let directory = CallerDirectory(connection: connection, identify: ProcessIdentity.app(ofProcess:), limits: RequestQueueLimits(configuration), log: log)
         let enrollments = EnrollmentRegistry(capturing: Set(providers.map(\.modality)))
         let rows = BusTable(directory: directory,
                             stage: AccessStage(engine: engine, daemonUser: currentUserID(), simulatorGroup: settings.simulatorGroup))
         let objects = BusObjectsUnit(
             connection: connection, bus: settings.bus, engine: engine, directory: directory, observer: observer, enrollments: enrollments,
             rows: rows,
-            manager: ManagerObject(engine: engine, observer: observer, enrollments: enrollments, identify: ProcessIdentity.app(ofProcess:)),
+            manager: ManagerObject(engine: engine, observer: observer, enrollments: enrollments),
             context: ContextObject(engine: engine),
             simulator: SimulatorObject(engine: engine, queue: queue, sensors: made.simulators, observer: observer),
             providerHost: ProviderHostObject(backends: providers, log: log))
@@ -161,7 +161,7 @@ public final class Daemon: Sendable {
             EngineUnit(engine: engine),
         ]
         if let interval = settings.watchdogInterval {
-            units.append(WatchdogUnit(interval: interval, queue: connection.queue, status: status))
+            units.append(WatchdogUnit(interval: interval, loop: connection.queue, status: status))
         }
         if let idleExit = settings.idleExit {
             units.append(IdleExitUnit(idleExit: idleExit, engine: engine, emit: emit))

@@ -10,19 +10,17 @@ struct ManagerObject: Sendable {
     let observer: BusObserver
     /// Enrollments that take captures on a provider, per calling connection.
     let enrollments: EnrollmentRegistry
-    /// The app identity of a process (``ProcessIdentity``), for per-app face consent.
-    let identify: @Sendable (UInt32?) -> String?
 
     /// The Manager's table: one row per member of ``LocalAuthInterface/manager``.
     func table(_ rows: BusTable) -> DBusVTable {
-        let (engine, observer, enrollments, identify) = (self.engine, self.observer, self.enrollments, self.identify)
+        let (engine, observer, enrollments) = (self.engine, self.observer, self.enrollments)
         let stage = rows.stage
         return DBusVTable(LocalAuthInterface.manager, methods: [
             rows.method("CreateContext", needs: .anyone) { _, arguments throws(DBusError) in
                 let decoded = try ContextOptionsDecoder.decode(try arguments.vardict())
                 return { bus in
                     var request = decoded
-                    request.options.appIdentity = identify(bus.credentials.pid) ?? "unidentified"
+                    request.options.appIdentity = bus.app ?? "unidentified"
                     // The engine asks about User and a true Unlock itself; `Unlock: false` is refused alike.
                     if request.namesUnlock && !request.options.isUnlockContext {
                         try await stage.check(.privileged(.actForOtherUsers), bus)
@@ -97,7 +95,7 @@ struct ManagerObject: Sendable {
                 let locale = try arguments.string()
                 let scope = try Self.agentScope(try arguments.vardict())
                 return { bus in
-                    try await engine.registerAgent(bus.caller, locale: locale, scope: scope, app: identify(bus.credentials.pid))
+                    try await engine.registerAgent(bus.caller, locale: locale, scope: scope, app: bus.app)
                     return []
                 }
             },

@@ -19,7 +19,7 @@ struct MessageReleaseTests {
 
         static let freed: DBusFreeFunction = { data in
             let probe = Unmanaged<Probe>.fromOpaque(data!).takeRetainedValue()
-            probe.released.put(DispatchQueue.getSpecific(key: probe.connection.onQueueKey) == true)
+            probe.released.put(probe.connection.queue.isCurrent)
         }
     }
 
@@ -38,7 +38,7 @@ struct MessageReleaseTests {
                 return message
             }
             // The only reference goes away here, on a test thread.
-            #expect(DispatchQueue.getSpecific(key: connection.onQueueKey) == nil)
+            #expect(!connection.queue.isCurrent)
             _ = consume message
             #expect(try await probe.released.next(within: .seconds(10)), "libdbus freed the message off the connection's queue")
         }

@@ -48,10 +48,11 @@ attempt('manager-ResetLockout-self', lambda: manager.ResetLockout(dbus.UInt32(65
             try await owner.setUp(fingers: ["right-index-finger"])
             for _ in 0..<2 {  // two failures on record, which a reset would clear
                 let context = try await owner.createContext()
-                async let failed = errorName { _ = try await owner.context(context, "EvaluatePolicy", [.uint32(1), .string("x")]) }
+                // Touched once the evaluation is under way, so the touch is read before the Cancel.
+                let failed = try await owner.begin(context, policy: 1, reason: "x")
                 try await owner.simulator("Touch", [.string("left-thumb")])
                 _ = try await owner.context(context, "Cancel")
-                _ = await failed
+                _ = await failed.value
             }
             let before = try await owner.userState()
             let context = try await owner.createContext()

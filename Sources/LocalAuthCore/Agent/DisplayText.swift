@@ -18,7 +18,9 @@ public enum DisplayText {
 
     /// Whether `text` holds a control or format character (refused in identities and labels).
     public static func containsControls(_ text: String) -> Bool {
-        text.unicodeScalars.contains { needsEscape($0, quotes: false) }
+        // Printable ASCII, most text here, needs no look at Unicode's categories.
+        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) { return false }
+        return text.unicodeScalars.contains { needsEscape($0, quotes: false) }
     }
 
     /// `text` with the scalars ``needsEscape(_:quotes:)`` picks written as `\u{…}`, cut to `limit`

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: Apache-2.0
+import CDBus
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The thread that owns one connection: it waits in `poll(2)` on the connection's socket, lets
+/// libdbus read, write and time out, dispatches what arrived, and runs work handed to it from any
+/// thread, in order.
+///
+/// It replaces a dispatch queue with dispatch sources, which cost every incoming message a wake-up
+/// of libdispatch's manager thread, an `epoll_ctl` to disarm and one to re-arm the source, and a
+/// hand-off to a worker thread. Here a message costs the `poll` that returns and the reads, and a
+/// reply sent from the loop's own thread is written at once. It is also a `TaskExecutor`: tasks
+/// that prefer it (the daemon's per-sender pipelines) run their non-isolated code, and the default
+/// actors they call, on this thread, so a request read, checked, answered and written costs no
+/// thread hand-off at all.
+///
+/// libdbus's watches and timeouts are kept in `watches` and `timeouts`, which only the loop's
+/// thread touches (libdbus calls the watch and timeout functions on it: every libdbus call for the
+/// connection happens here). `pending` is the one piece shared with other threads, under a mutex.
+/// The thread ends when this object is released and nothing remains to run.
+public final class DBusEventLoop: @unchecked Sendable {
+    private let runner: Runner
+
+    /// Starts the loop's thread; `name` names the thread (visible in `top -H`, 15 bytes at most).
+    public init(name: String = "dbus-loop") {
+        runner = Runner()
+        runner.start(name: name)
+    }
+
+    deinit {
+        runner.stop()
+    }
+
+    /// Whether the calling thread is the loop's.
+    public var isCurrent: Bool { runner.isCurrent }
+
+    /// Runs `work` on the loop's thread after everything already handed to it.
+    public func async(execute work: @escaping @Sendable () -> Void) {
+        runner.submit(.block(work))
+    }
+
+    /// Runs `work` on the loop's thread and waits for it: inline when already there.
+    public func sync<T>(execute work: () throws -> T) rethrows -> T {
+        if isCurrent { return try work() }
+        return try withoutActuallyEscaping(work) { work in
+            let slot = SyncSlot<T>(work)
+            runner.submit(.block { slot.run() })
+            slot.done.wait()
+            return try slot.result!.get()
+        }
+    }
+
+    /// Stops the process with `message` unless called on the loop's thread.
+    func precondition(_ message: @autoclosure () -> String = "libdbus used off its connection's thread") {
+        Swift.precondition(isCurrent, message())
+    }
+
+    // MARK: libdbus's watches and timeouts (only on the loop's thread)
+
+    func addWatch(_ watch: OpaquePointer) { precondition(); runner.watches.insert(watch) }
+    func removeWatch(_ watch: OpaquePointer) { precondition(); runner.watches.remove(watch) }
+    func addTimeout(_ timeout: OpaquePointer) { precondition(); runner.restart(timeout) }
+    func removeTimeout(_ timeout: OpaquePointer) { precondition(); runner.timeouts[timeout] = nil }
+    func toggleTimeout(_ timeout: OpaquePointer) { precondition(); runner.restart(timeout) }
+
+    /// Dispatches what libdbus read, every turn of the loop; returns whether more is waiting.
+    /// Set on the loop's thread when the connection opens; nil once it closes.
+    func serve(_ dispatch: (() -> Bool)?) {
+        precondition()
+        runner.dispatch = dispatch
+    }
+
+    /// `sync`'s work while its caller waits: the loop runs it and lets go of it before the caller
+    /// goes on, since the work is the caller's non-escaping closure.
+    private final class SyncSlot<T>: @unchecked Sendable {
+        private var work: (() throws -> T)?
+        var result: Result<T, any Error>?
+        let done = DispatchSemaphore(value: 0)
+
+        init(_ work: @escaping () throws -> T) { self.work = work }
+
+        func run() {
+            result = Result { try work!() }
+            work = nil
+            done.signal()
+        }
+    }
+}
+
+extension DBusEventLoop: TaskExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        runner.submit(.job(UnownedJob(job), asUnownedTaskExecutor()))
+    }
+}
+
+extension DBusEventLoop {
+    enum Work {
+        case block(@Sendable () -> Void)
+        case job(UnownedJob, UnownedTaskExecutor)
+    }
+
+    /// The loop itself; its thread holds it until the loop stops.
+    final class Runner: @unchecked Sendable {
+        /// What other threads hand over, and whether the loop sleeps in `poll` (then they wake it).
+        private struct Shared {
+            var pending: [Work] = []
+            var sleeping = false
+            var stopping = false
+        }
+
+        private let shared = Mutex(Shared())
+        /// Written by other threads to wake the loop from `poll`.
+        private let wakeFD: Int32
+        /// The loop's thread, set by that thread before anything is handed to it.
+        private let thread = Atomic<UInt>(0)
+
+        // Only on the loop's thread:
+        var watches = Set<OpaquePointer>()
+        var timeouts: [OpaquePointer: ContinuousClock.Instant] = [:]
+        var dispatch: (() -> Bool)?
+
+        init() {
+            wakeFD = localauth_loop_eventfd()
+            Swift.precondition(wakeFD >= 0, "cannot create an eventfd for a D-Bus connection's loop (errno \(errno))")
+        }
+
+        deinit {
+            close(wakeFD)
+        }
+
+        var isCurrent: Bool {
+            let current = thread.load(ordering: .relaxed)
+            return current != 0 && current == UInt(pthread_self())
+        }
+
+        func start(name: String) {
+            let started = DispatchSemaphore(value: 0)
+            let context = Unmanaged.passRetained(StartContext(runner: self, name: name, started: started)).toOpaque()
+            var attributes = pthread_attr_t()
+            pthread_attr_init(&attributes)
+            pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+            defer { pthread_attr_destroy(&attributes) }
+            var handle = pthread_t()
+            let status = pthread_create(&handle, &attributes, { context in
+                let start = Unmanaged<StartContext>.fromOpaque(context!).takeRetainedValue()
+                start.name.withCString { localauth_name_thread($0) }
+                start.runner.thread.store(UInt(pthread_self()), ordering: .relaxed)
+                start.started.signal()
+                start.runner.run()
+                return nil
+            }, context)
+            Swift.precondition(status == 0, "cannot start a D-Bus connection's thread (error \(status))")
+            started.wait()
+        }
+
+        private final class StartContext {
+            let runner: Runner
+            let name: String
+            let started: DispatchSemaphore
+            init(runner: Runner, name: String, started: DispatchSemaphore) {
+                (self.runner, self.name, self.started) = (runner, name, started)
+            }
+        }
+
+        func submit(_ work: Work) {
+            let wake = shared.withLock { shared -> Bool in
+                shared.pending.append(work)
+                defer { shared.sleeping = false }
+                return shared.sleeping
+            }
+            if wake { self.wake() }
+        }
+
+        func stop() {
+            let wake = shared.withLock { shared -> Bool in
+                shared.stopping = true
+                return shared.sleeping
+            }
+            if wake { self.wake() }
+        }
+
+        private func wake() {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+
+        func restart(_ timeout: OpaquePointer) {
+            guard dbus_timeout_get_enabled(timeout) != 0 else {
+                timeouts[timeout] = nil
+                return
+            }
+            timeouts[timeout] = .now + .milliseconds(max(1, Int(dbus_timeout_get_interval(timeout))))
+        }
+
+        /// Until stopped with nothing left: run what was handed over, dispatch what libdbus read,
+        /// wait in `poll` for the socket, a wake-up or the next timeout, let libdbus handle what
+        /// happened.
+        private func run() {
+            var descriptors: [pollfd] = []
+            var polled: [OpaquePointer] = []
+            while true {
+                let more = dispatch?() ?? false
+                runPending()
+                let (sleep, stopping) = shared.withLock { shared -> (Bool, Bool) in
+                    shared.sleeping = !more && shared.pending.isEmpty
+                    return (shared.sleeping, shared.stopping)
+                }
+                if stopping && sleep { return }
+                descriptors.removeAll(keepingCapacity: true)
+                polled.removeAll(keepingCapacity: true)
+                descriptors.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+                for watch in watches where dbus_watch_get_enabled(watch) != 0 {
+                    let flags = dbus_watch_get_flags(watch)
+                    var events: Int16 = 0
+                    if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
+                    if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
+                    descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
+                    polled.append(watch)
+                }
+                let timeout = sleep ? pollTimeout() : 0
+                let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+                shared.withLock { $0.sleeping = false }
+                if ready > 0 {
+                    if descriptors[0].revents != 0 {
+                        var count: UInt64 = 0
+                        _ = read(wakeFD, &count, 8)
+                    }
+                    for (index, watch) in polled.enumerated() {
+                        let revents = descriptors[index + 1].revents
+                        // libdbus may have removed the watch while handling an earlier one.
+                        guard revents != 0, watches.contains(watch) else { continue }
+                        var flags: UInt32 = 0
+                        if revents & Int16(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
+                        if revents & Int16(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
+                        if revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
+                        if revents & Int16(POLLERR | POLLNVAL) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
+                        _ = dbus_watch_handle(watch, flags)
+                    }
+                }
+                fireTimeouts()
+            }
+        }
+
+        /// Runs what other threads handed over, in order, and what that work hands over in turn,
+        /// up to a bound per turn so that reading the socket is never starved.
+        private func runPending() {
+            for _ in 0..<64 {
+                let batch = shared.withLock { shared -> [Work] in
+                    let batch = shared.pending
+                    shared.pending = []
+                    return batch
+                }
+                if batch.isEmpty { return }
+                for work in batch {
+                    switch work {
+                    case .block(let block): block()
+                    case .job(let job, let executor): job.runSynchronously(on: executor)
+                    }
+                }
+            }
+        }
+
+        private func pollTimeout() -> Int32 {
+            guard let next = timeouts.values.min() else { return -1 }
+            let remaining = next - .now
+            if remaining <= .zero { return 0 }
+            let (seconds, attoseconds) = remaining.components
+            return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        }
+
+        private func fireTimeouts() {
+            guard !timeouts.isEmpty else { return }
+            let now = ContinuousClock.now
+            for (timeout, deadline) in timeouts where deadline <= now {
+                // libdbus may have removed it while handling another.
+                guard timeouts[timeout] != nil else { continue }
+                timeouts[timeout] = now + .milliseconds(max(1, Int(dbus_timeout_get_interval(timeout))))
+                _ = dbus_timeout_handle(timeout)
+            }
+        }
+    }
+}
