@@ -51,7 +51,14 @@ SYSUSERSDIR ?= $(if $(filter /usr,$(PREFIX)),$(or $(call pkgvar,sysusersdir,syst
 PROVIDERDIR ?= $(PREFIX)/lib/localauthd/providers
 # `make install` strips; debian/rules passes STRIP= so that dh_strip keeps the symbols in -dbgsym.
 STRIP       ?= -s
-RELEASE_FLAGS = -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+# Release link: the Swift runtime and libstdc++ static (so the binaries need only libc, libm,
+# libgcc_s, libdbus and libsodium), full RELRO, and lld's packed relative relocations (DT_RELR,
+# glibc >= 2.36): the static runtime's ~30 000 relocations take 6 KB instead of 700 KB, all read at
+# start. The runtime's link arguments ask for -lstdc++; STATIC_CXX_DIR holds only libstdc++.a and
+# is searched before gcc's directory, so that request takes the archive.
+STATIC_CXX_DIR = $(CURDIR)/.build/static-libstdc++
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+                -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker -L$(STATIC_CXX_DIR)
 
 # What `make install` puts in place, relative to DESTDIR (`make uninstall` removes exactly these).
 MANPAGES     = $(wildcard man/*.1 man/*.5 man/*.8)
@@ -135,12 +142,17 @@ demo: deps
 	$(SWIFT) build --product localauth
 	BIN=$$($(SWIFT) build --show-bin-path) scripts/demo.sh
 
-## Release build, linked with the Swift runtime and Foundation statically: at run time the binaries
-## need only Debian's libraries (libc, libstdc++, libdbus, libsodium, libsystemd).
-release:
+## Release build, linked with the Swift runtime, Foundation and libstdc++ statically: at run time the
+## binaries need only Debian's libraries (libc, libm, libgcc_s, libdbus, libsodium).
+release: $(STATIC_CXX_DIR)/libstdc++.a
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauthd
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauth
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauth-fprintd-provider
+
+$(STATIC_CXX_DIR)/libstdc++.a:
+	@archive="$$($(CC) -print-file-name=libstdc++.a)"; \
+	case "$$archive" in /*) ;; *) echo "libstdc++.a not found: install libstdc++-12-dev (g++)" >&2; exit 1;; esac; \
+	mkdir -p "$(@D)" && ln -sf "$$archive" "$@"
 
 ## No apt-get here: build with `make build` or `make release` first if packages are missing.
 install: release $(INSTALL_HOOKS)
@@ -220,7 +232,7 @@ man completion:
 ## harness needs Swift Testing and so the dynamic runtime), the harness, the C libdbus floors (a
 ## one-call echo service and a no-work service for the four calls of an evaluation cycle), then
 ## the measurements.
-bench: deps
+bench: deps $(STATIC_CXX_DIR)/libstdc++.a
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauthd
 	mkdir -p .build
 	cp "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/localauthd" .build/bench-localauthd
