@@ -56,10 +56,12 @@ STRIP       ?= -s
 # libgcc_s, libdbus and libsodium), full RELRO, and lld's packed relative relocations (DT_RELR,
 # glibc >= 2.36): the static runtime's ~30 000 relocations take 6 KB instead of 700 KB, all read at
 # start. The runtime's link arguments ask for -lstdc++; STATIC_CXX_DIR holds only libstdc++.a and
-# is searched before gcc's directory, so that request takes the archive.
+# is searched before gcc's directory, so that request takes the archive. They also export every
+# symbol of our own modules (-export-dynamic); nothing looks them up, and --no-export-dynamic keeps
+# their 260 KB dynamic symbol table, which the dynamic linker reads at start, out of the binaries.
 STATIC_CXX_DIR = $(CURDIR)/.build/static-libstdc++
 RELEASE_FLAGS = -c release -Xswiftc -Osize --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
-                -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker -L$(STATIC_CXX_DIR)
+                -Xlinker --no-export-dynamic -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker -L$(STATIC_CXX_DIR)
 
 # What `make install` puts in place, relative to DESTDIR (`make uninstall` removes exactly these).
 MANPAGES     = $(wildcard man/*.1 man/*.5 man/*.8)
