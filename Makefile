@@ -51,7 +51,24 @@ SYSUSERSDIR ?= $(if $(filter /usr,$(PREFIX)),$(or $(call pkgvar,sysusersdir,syst
 PROVIDERDIR ?= $(PREFIX)/lib/localauthd/providers
 # `make install` strips; debian/rules passes STRIP= so that dh_strip keeps the symbols in -dbgsym.
 STRIP       ?= -s
-RELEASE_FLAGS = -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+# Release build: optimized for size (-Osize: 0.3 MiB less resident at idle, no measurable CPU cost
+# per call); the Swift runtime, libstdc++ and libdbus static (so the binaries need only libc, libm,
+# libgcc_s and libsodium), full RELRO, and lld's packed relative relocations (DT_RELR,
+# glibc >= 2.36): the static runtime's ~30 000 relocations take 6 KB instead of 700 KB, all read at
+# start. The runtime's link arguments ask for -lstdc++; STATIC_CXX_DIR holds only libstdc++.a and
+# is searched before gcc's directory, so that request takes the archive. They also export every
+# symbol of our own modules (-export-dynamic); nothing looks them up, and --no-export-dynamic keeps
+# their 260 KB dynamic symbol table, which the dynamic linker reads at start, out of the binaries.
+# libdbus is linked statically too: Debian's libdbus-1.so.3 needs libsystemd.so.0, which loads
+# libgcrypt, libgpg-error, libzstd, liblzma, liblz4 and libcap (0.8 MB resident at idle, for two
+# functions only a socket-activated bus daemon uses; link/sd-daemon-stubs.c). RELEASE_LIBS_DIR holds
+# the pkg-config files SwiftPM reads first and the one directory they name: libdbus-1.a, the stubs,
+# and libsodium.so (still shared; named there so that no directory holding libdbus-1.so comes first).
+STATIC_CXX_DIR = $(CURDIR)/.build/static-libstdc++
+RELEASE_LIBS_DIR = $(CURDIR)/.build/release-libs
+RELEASE_FLAGS = -c release -Xswiftc -Osize --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+                -Xlinker --no-export-dynamic -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker -L$(STATIC_CXX_DIR) \
+                --pkg-config-path $(RELEASE_LIBS_DIR)
 
 # What `make install` puts in place, relative to DESTDIR (`make uninstall` removes exactly these).
 MANPAGES     = $(wildcard man/*.1 man/*.5 man/*.8)
@@ -135,12 +152,28 @@ demo: deps
 	$(SWIFT) build --product localauth
 	BIN=$$($(SWIFT) build --show-bin-path) scripts/demo.sh
 
-## Release build, linked with the Swift runtime and Foundation statically: at run time the binaries
-## need only Debian's libraries (libc, libstdc++, libdbus, libsodium, libsystemd).
-release:
+## Release build, linked with the Swift runtime, Foundation, libstdc++ and libdbus statically: at run
+## time the binaries need only Debian's libc, libm, libgcc_s and libsodium.
+release: $(STATIC_CXX_DIR)/libstdc++.a $(RELEASE_LIBS_DIR)/dbus-1.pc
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauthd
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauth
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauth-fprintd-provider
+
+$(STATIC_CXX_DIR)/libstdc++.a:
+	@archive="$$($(CC) -print-file-name=libstdc++.a)"; \
+	case "$$archive" in /*) ;; *) echo "libstdc++.a not found: install libstdc++-12-dev (g++)" >&2; exit 1;; esac; \
+	mkdir -p "$(@D)" && ln -sf "$$archive" "$@"
+
+$(RELEASE_LIBS_DIR)/dbus-1.pc: link/sd-daemon-stubs.c
+	@dbus=$$(pkg-config --variable=libdir dbus-1)/libdbus-1.a; sodium=$$(pkg-config --variable=libdir libsodium)/libsodium.so; \
+	[ -e "$$dbus" ] && [ -e "$$sodium" ] || { echo "$$dbus or $$sodium missing: install libdbus-1-dev and libsodium-dev" >&2; exit 1; }; \
+	mkdir -p "$(@D)" && ln -sf "$$dbus" "$(@D)/libdbus-1.a" && ln -sf "$$sodium" "$(@D)/libsodium.so"
+	$(CC) -O2 -Wall -Wextra -Werror -fPIC -c link/sd-daemon-stubs.c -o "$(@D)/sd-daemon-stubs.o"
+	rm -f "$(@D)/libsd-daemon-stubs.a" && ar rcs "$(@D)/libsd-daemon-stubs.a" "$(@D)/sd-daemon-stubs.o"
+	printf 'Name: libsodium\nDescription: libsodium, shared\nVersion: %s\nLibs: -L%s -lsodium\nCflags: %s\n' \
+	  "$$(pkg-config --modversion libsodium)" "$(@D)" "$$(pkg-config --cflags libsodium)" > "$(@D)/libsodium.pc"
+	printf 'Name: dbus\nDescription: libdbus-1, static, without libsystemd\nVersion: %s\nLibs: -L%s -ldbus-1 -lsd-daemon-stubs\nCflags: %s\n' \
+	  "$$(pkg-config --modversion dbus-1)" "$(@D)" "$$(pkg-config --cflags dbus-1)" > "$@"
 
 ## No apt-get here: build with `make build` or `make release` first if packages are missing.
 install: release $(INSTALL_HOOKS)
@@ -220,7 +253,7 @@ man completion:
 ## harness needs Swift Testing and so the dynamic runtime), the harness, the C libdbus floors (a
 ## one-call echo service and a no-work service for the four calls of an evaluation cycle), then
 ## the measurements.
-bench: deps
+bench: deps $(STATIC_CXX_DIR)/libstdc++.a $(RELEASE_LIBS_DIR)/dbus-1.pc
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauthd
 	mkdir -p .build
 	cp "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/localauthd" .build/bench-localauthd

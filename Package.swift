@@ -16,7 +16,6 @@ let package = Package(
         // C libraries from Debian's -dev packages.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // The command-line rules of localauth and localauthd: typed option and argument rows, the parser, help layout.
         .target(name: "CommandLineKit"),
@@ -27,7 +26,7 @@ let package = Package(
         // The built-in backends: fingerprint and face simulators, Argon2id passcode hashing.
         .target(name: "LocalAuthBackends", dependencies: ["LocalAuthCore", "CSodium"]),
         // The real world behind the core's protocols: atomic state files, configuration files, the system clock.
-        .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore", "CSystemd"]),
+        .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore"]),
         // A small Swift layer over libdbus-1, shared by the daemon and clients.
         .target(name: "LocalAuthDBus", dependencies: ["CDBus", "LocalAuthAPI"]),
         // Typed client proxies of the daemon's interfaces, built on LocalAuthAPI's declarations.

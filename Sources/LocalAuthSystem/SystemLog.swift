@@ -4,7 +4,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CSystemd
 import LocalAuthCore
 
 /// Where the daemon's log lines and audit entries go: native journal entries with structured
@@ -12,18 +11,29 @@ import LocalAuthCore
 /// inode), otherwise stderr lines, with the `<N>` priority prefix of the sd-daemon convention
 /// unless stderr is a terminal (a person reads those lines; a pipe may feed a log collector).
 /// Every line and field has its control and format characters escaped (``DisplayText``): text a
-/// client chose cannot forge a line or a priority prefix. Thread-safe: every entry is one syscall.
+/// client chose cannot forge a line or a priority prefix. An entry journald's socket does not take
+/// becomes a stderr line (under systemd, stderr is the journal stream). Thread-safe: every entry
+/// is one syscall.
 public struct SystemLog: AuditSink {
     public enum Destination: Sendable { case journal, standardError }
 
     public let destination: Destination
     /// Whether stderr lines start with `<N>`.
     public let prefixesPriority: Bool
+    /// Where `.journal` entries go; nil for `.standardError`.
+    private let journal: JournalSocket?
+    /// Where lines go: stderr.
+    private let lines: Int32
 
+    /// `journalSocket` is where journald takes native entries, `lines` the descriptor lines go to
+    /// (tests give their own socket and a pipe).
     public init(destination: Destination = SystemLog.detectDestination(),
-                prefixesPriority: Bool = SystemLog.wantsPriorityPrefix(on: STDERR_FILENO)) {
+                prefixesPriority: Bool = SystemLog.wantsPriorityPrefix(on: STDERR_FILENO),
+                journalSocket: String = "/run/systemd/journal/socket", lines: Int32 = STDERR_FILENO) {
         self.destination = destination
         self.prefixesPriority = prefixesPriority
+        self.lines = lines
+        journal = destination == .journal ? JournalSocket(path: journalSocket) : nil
     }
 
     /// True unless `fd` is a terminal.
@@ -49,10 +59,10 @@ public struct SystemLog: AuditSink {
     }
 
     private func write(fields: [String: String], line: String, severity: AuditEntry.Severity) {
-        switch destination {
-        case .journal: Self.sendToJournal(fields)
-        case .standardError: writeToStandardError((prefixesPriority ? "<\(severity.rawValue)>" : "") + DisplayText.controlsEscaped(line) + "\n")
-        }
+        // Escaped in the journal as on stderr: binary-safe fields could carry a client's newline,
+        // but journalctl would then show a line the client wrote.
+        if let journal, journal.send(JournalEntry(fields.mapValues(DisplayText.controlsEscaped))) { return }
+        writeToStandardError((prefixesPriority ? "<\(severity.rawValue)>" : "") + DisplayText.controlsEscaped(line) + "\n", descriptor: lines)
     }
 
     /// The journal fields of an audit entry: a fixed `MESSAGE_ID` per kind of event (documented in
@@ -86,25 +96,11 @@ public struct SystemLog: AuditSink {
         case .stateError: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f608"
         }
     }
-
-    /// `sd_journal_sendv` with one iovec per `FIELD=value` (the variadic `sd_journal_send` is not
-    /// callable from Swift). Values may not contain newlines in this simple encoding: control and
-    /// format characters (which may come from clients: app identities, labels) are escaped.
-    private static func sendToJournal(_ fields: [String: String]) {
-        let buffers = fields.sorted { $0.key < $1.key }.map { key, value in
-            let bytes = Array("\(key)=\(DisplayText.controlsEscaped(value))".utf8)
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-            buffer.copyBytes(from: bytes)
-            return buffer
-        }
-        defer { buffers.forEach { $0.deallocate() } }
-        let vectors = buffers.map { iovec(iov_base: $0.baseAddress, iov_len: $0.count) }
-        _ = sd_journal_sendv(vectors, Int32(vectors.count))
-    }
 }
 
-/// Writes `text` to standard error with one write(2), so concurrent lines never interleave.
-public func writeToStandardError(_ text: String) {
+/// Writes `text` to standard error (or `descriptor`) with one write(2), so concurrent lines never
+/// interleave.
+public func writeToStandardError(_ text: String, descriptor: Int32 = STDERR_FILENO) {
     let bytes = Array(text.utf8)
-    _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
 }
