@@ -298,6 +298,10 @@ extension PolicyEngine {
     }
 
     private func session(of client: ClientID) -> LoginSession? {
-        environment.sessionLookup?.session(ofProcess: clientPIDs[client])
+        if let known = clientSessions[client] { return known }
+        guard let pid = clientPIDs[client] else { return nil }
+        let session = environment.sessionLookup?.session(ofProcess: pid)
+        clientSessions[client] = session
+        return session
     }
 }

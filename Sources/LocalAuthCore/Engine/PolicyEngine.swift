@@ -92,6 +92,9 @@ public actor PolicyEngine {
     var publishedDeadline: BootTime?
     /// Process ids of connected clients, as their `Caller`s reported them; for audit entries.
     var clientPIDs: [ClientID: UInt32] = [:]
+    /// The login session of each connected client's process, looked up once (a process stays in
+    /// its session); nil inside when it is in none. Forgotten when the client leaves.
+    var clientSessions: [ClientID: LoginSession?] = [:]
     var isShutDown = false
     /// Registered agents and the sheets they show (PolicyEngine+Agents.swift).
     var agentDesk = AgentDesk()
@@ -289,6 +292,7 @@ public actor PolicyEngine {
         liveContextsByClient[client] = nil
         dropAgent(client)
         clientPIDs[client] = nil
+        clientSessions[client] = nil
         for id in invalidatedByClient.removeValue(forKey: client) ?? [] {
             invalidatedOwners[id] = nil
         }
