@@ -28,8 +28,7 @@ enum DaemonProcess {
             do throws(Daemon.StartError) {
                 daemon = try await Daemon.start(settings, registry: registry, audit: log, log: { log.log($0, $1) })
             } catch {
-                writeToStandardError("localauthd: \(error.description)\n")
-                exit(error.exitStatus)
+                fail(error.description, status: error.exitStatus)
             }
             ServiceManager.notify("READY=1\nSTATUS=\(await daemon.status())")
             log.log(.notice, "localauthd \(LocalAuthInterface.version): serving \(LocalAuthBusNames.busName), state in \(settings.stateDirectory)")
