@@ -92,13 +92,15 @@ var startUp = Sample(), idle = Sample(), idleAnon = Sample()
 for _ in 0..<options.runs {
     let daemon = try await BenchDaemon(binary: binary, bus: bus, watcher: watcher, stateDirectory: stateDirectory, configPath: configPath)
     startUp.add(seconds(daemon.startUp) * 1000)
-    idle.add(Double(daemon.probe.residentKiB) / 1024)
+    // Once settled: when the name is owned the daemon is still finishing its start (READY=1, the log line).
+    idle.add(Double(try await settledResidentKiB(daemon.probe)) / 1024)
     idleAnon.add(Double(daemon.probe.statusKiB("RssAnon")) / 1024)
     try await daemon.stop(watcher: watcher)
 }
 print("start-up and idle memory measured")
 
 let daemon = try await BenchDaemon(binary: binary, bus: bus, watcher: watcher, stateDirectory: stateDirectory, configPath: configPath)
+_ = try await settledResidentKiB(daemon.probe)
 report.idleMemoryByMapping = daemon.probe.residentByMapping().prefix(8).map { "\($0.name) \($0.kib)" }
 /// Starts a C floor service and waits until it owns `name`; SIGKILLed when the harness ends.
 func startFloor(_ path: String, owning name: String) async throws -> Process {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// localauthd: reads its options and configuration, then runs the daemon's units (``Daemon``).
+// localauthd: reads its options and configuration, then runs the daemon's units (``Daemon``) in a
+// task while the main thread waits (``DaemonProcess``).
 import LocalAuthBackends
 import LocalAuthCore
 import LocalAuthDBus
@@ -49,17 +50,8 @@ do throws(LocalAuthError) {
 let stateDirectory = options.stateDirectory
     ?? loaded.configuration.resolvedStateDirectory(environment: getenv("STATE_DIRECTORY").map { ["STATE_DIRECTORY": String(cString: $0)] } ?? [:])
 
-let daemon: Daemon
-do {
-    daemon = try await Daemon.start(
-        Daemon.Settings(configuration: loaded.configuration, configPath: options.configPath, stateDirectory: stateDirectory,
-                        bus: options.bus, simulatorGroup: loaded.simulatorGroup, providers: loaded.providers,
-                        idleExit: options.idleExit, watchdogInterval: ServiceManager.watchdogInterval),
-        registry: registry, audit: log, log: { [log] in log.log($0, $1) })
-} catch {
-    fail(error.description, status: error.exitStatus)
-}
-ServiceManager.notify("READY=1\nSTATUS=\(await daemon.status())")
-log.log(.notice, "localauthd \(LocalAuthInterface.version): serving \(LocalAuthBusNames.busName), state in \(stateDirectory)")
-await daemon.run()
-exit(0)
+DaemonProcess.serve(
+    Daemon.Settings(configuration: loaded.configuration, configPath: options.configPath, stateDirectory: stateDirectory,
+                    bus: options.bus, simulatorGroup: loaded.simulatorGroup, providers: loaded.providers,
+                    idleExit: options.idleExit, watchdogInterval: ServiceManager.watchdogInterval),
+    registry: registry, log: log)
