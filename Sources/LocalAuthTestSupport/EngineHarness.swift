@@ -96,6 +96,9 @@ public struct EngineHarness: Sendable {
         }
         let handle = RunningEvaluationHandle(task: task)
         await observer.wait(for: running)
+        // The engine announces the change in the middle of a turn that goes on to show the prompt;
+        // one call through the engine returns only after that turn.
+        _ = await engine.userState(of: caller.uid)
         return handle
     }
 
