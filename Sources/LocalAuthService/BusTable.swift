@@ -15,19 +15,23 @@ struct BusTable: Sendable {
     let directory: CallerDirectory
     let stage: AccessStage
 
-    /// A row queued behind the sender's earlier calls.
-    func method(_ name: String, needs access: BusAccess, _ decode: @escaping Decode) -> DBusVTable.Method {
+    /// A row queued behind the sender's earlier calls. `writesFiles` marks a row whose engine call
+    /// may save state synchronously (a profile, face decisions, a reset ledger): its body runs on
+    /// Swift's global executor instead of the connection's loop, so an fsync holds the engine's
+    /// actor (everyone's engine calls wait, suspended) but never the thread that reads and
+    /// answers the bus.
+    func method(_ name: String, needs access: BusAccess, writesFiles: Bool = false, _ decode: @escaping Decode) -> DBusVTable.Method {
         let (directory, stage) = (self.directory, self.stage)
         return DBusVTable.Method(name) { call throws(DBusError) in
             var arguments = call.reader
             let body = try decode(call, &arguments)
-            return Self.respond(call, directory, stage, access, body)
+            return Self.respond(call, directory, stage, access, writesFiles ? Self.offTheLoop(body) : body)
         }
     }
 
     /// Queues `body` for `call` behind the stage, for a row that decides itself how to answer.
-    func respond(_ call: DBusMethodCall, needs access: BusAccess, _ body: @escaping Body) -> DBusMethodReply {
-        Self.respond(call, directory, stage, access, body)
+    func respond(_ call: DBusMethodCall, needs access: BusAccess, writesFiles: Bool = false, _ body: @escaping Body) -> DBusMethodReply {
+        Self.respond(call, directory, stage, access, writesFiles ? Self.offTheLoop(body) : body)
     }
 
     private static func respond(_ call: DBusMethodCall, _ directory: CallerDirectory, _ stage: AccessStage,
@@ -36,6 +40,11 @@ struct BusTable: Sendable {
             try await stage.check(access, bus)
             return try await body(bus)
         }
+    }
+
+    /// `body` run with the global concurrent executor preferred over the loop the sender's queue prefers.
+    private static func offTheLoop(_ body: @escaping Body) -> Body {
+        { bus in try await withTaskExecutorPreference(globalConcurrentExecutor) { try await body(bus) } }
     }
 
     /// A row answered at once on the connection's queue, not queued behind the sender's calls;

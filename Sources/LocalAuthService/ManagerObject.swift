@@ -35,14 +35,14 @@ struct ManagerObject: Sendable {
                     return [Self.encode(await engine.userState(of: bus.caller.uid))]
                 }
             },
-            rows.method("SetPasscode", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("SetPasscode", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
                 let current = Passcode(try arguments.secret()), new = Passcode(try arguments.secret())
                 return { bus in
                     try await engine.setPasscode(current: current, new: new, caller: bus.caller)
                     return []
                 }
             },
-            rows.method("RemovePasscode", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("RemovePasscode", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
                 let current = Passcode(try arguments.secret())
                 return { bus in
                     try await engine.removePasscode(current: current, caller: bus.caller)
@@ -57,12 +57,12 @@ struct ManagerObject: Sendable {
                 if enrollments.capturing.contains(modality) {
                     return enrollWithCaptures(call, rows, modality: modality, label: label, passcode: passcode)
                 }
-                return rows.respond(call, needs: .anyone) { bus in
+                return rows.respond(call, needs: .anyone, writesFiles: true) { bus in
                     try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller)
                     return []
                 }
             },
-            rows.method("Unenroll", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("Unenroll", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
                 let modality = try Self.modality(try arguments.string())
                 let label = try arguments.string()
                 let passcode = Passcode(try arguments.secret())
@@ -71,7 +71,7 @@ struct ManagerObject: Sendable {
                     return []
                 }
             },
-            rows.method("SetRequireAttention", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("SetRequireAttention", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
                 let enabled = try arguments.bool()
                 let passcode = Passcode(try arguments.secret())
                 return { bus in
@@ -79,7 +79,7 @@ struct ManagerObject: Sendable {
                     return []
                 }
             },
-            rows.method("ResetLockout", needs: .privilegedByEngine(.resetLockout)) { _, arguments throws(DBusError) in
+            rows.method("ResetLockout", needs: .privilegedByEngine(.resetLockout), writesFiles: true) { _, arguments throws(DBusError) in
                 let uid = try arguments.uint32()
                 return { bus in
                     try await engine.resetLockout(user: uid, caller: bus.caller)
@@ -105,7 +105,7 @@ struct ManagerObject: Sendable {
                     return []
                 }
             },
-            rows.method("AgentResponse", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("AgentResponse", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
                 let cookie = try arguments.string()
                 let response = try arguments.string()
                 let answer = try Self.agentAnswer(response, Passcode(try arguments.secret()))
@@ -120,7 +120,7 @@ struct ManagerObject: Sendable {
                     return [.array(elementSignature: "(sb)", decisions.sorted { $0.key < $1.key }.map { .structure([.string($0.key), .bool($0.value)]) })]
                 }
             },
-            rows.method("SetFaceConsent", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("SetFaceConsent", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
                 let app = try arguments.string()
                 let allowed = try arguments.bool()
                 let passcode = Passcode(try arguments.secret())
@@ -141,7 +141,7 @@ struct ManagerObject: Sendable {
     private func enrollWithCaptures(_ call: DBusMethodCall, _ rows: BusTable, modality: BiometricModality, label: String, passcode: Passcode) -> DBusMethodReply {
         let (engine, enrollments, connection) = (self.engine, self.enrollments, observer.connection)
         let reply = call.reply
-        return rows.respond(call, needs: .anyone) { bus in
+        return rows.respond(call, needs: .anyone, writesFiles: true) { bus in
             let client = bus.caller.client
             let started = enrollments.start(client) {
                 do throws(LocalAuthError) {
