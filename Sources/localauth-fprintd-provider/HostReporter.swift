@@ -35,7 +35,7 @@ final class HostReporter: Sendable {
     init(connection: DBusConnection, log: @escaping @Sendable (String) -> Void) {
         let (stream, continuation) = AsyncStream<(host: String, report: Report)>.makeStream()
         self.continuation = continuation
-        Task {
+        Task(executorPreference: connection.queue) {
             for await (host, report) in stream {
                 do {
                     _ = try await DBusProxy(LocalAuthInterface.providerHost, on: connection, destination: host,

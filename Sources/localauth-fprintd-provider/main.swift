@@ -52,7 +52,8 @@ let object = ProviderObject(connection: connection, events: eventSink, log: log)
 let provider = FprintdProvider(
     fprintd: Fprintd(connection: connection, timeout: options.fprintdTimeout),
     reporter: HostReporter(connection: connection, log: log), signalsReceived: { object.signalsReceived }, log: log)
-let running = Task { await provider.run(events) }
+// On the connection's loop: fprintd's replies and signals resume the provider without a thread hand-off.
+let running = Task(executorPreference: connection.queue) { await provider.run(events) }
 do {
     try await object.start()
     try await connection.requestName(options.busName)
