@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
-import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A private connection to a message bus, driven by its own thread (``DBusEventLoop``).
 ///
@@ -101,9 +97,7 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Runs `body` on `queue`: inline if already there, otherwise waiting for it.
     func onQueue<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        if queue.isCurrent { return try body() }
-        let result = queue.sync { Result { () throws(E) in try body() } }
-        return try result.get()
+        try queue.sync { Result { () throws(E) in try body() } }.get()
     }
 
     /// `raw`, or `Disconnected` if closed. Only on `queue`.

@@ -28,6 +28,7 @@ public final class DBusEventLoop: @unchecked Sendable {
     /// Starts the loop's thread; `name` names the thread (visible in `top -H`, 15 bytes at most).
     public init(name: String = "dbus-loop") {
         runner = Runner()
+        runner.taskExecutor = asUnownedTaskExecutor()
         runner.start(name: name)
     }
 
@@ -93,14 +94,14 @@ public final class DBusEventLoop: @unchecked Sendable {
 
 extension DBusEventLoop: TaskExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
-        runner.submit(.job(UnownedJob(job), asUnownedTaskExecutor()))
+        runner.submit(.job(UnownedJob(job)))
     }
 }
 
 extension DBusEventLoop {
     enum Work {
         case block(@Sendable () -> Void)
-        case job(UnownedJob, UnownedTaskExecutor)
+        case job(UnownedJob)
     }
 
     /// The loop itself; its thread holds it until the loop stops.
@@ -117,6 +118,9 @@ extension DBusEventLoop {
         private let wakeFD: Int32
         /// The loop's thread, set by that thread before anything is handed to it.
         private let thread = Atomic<UInt>(0)
+
+        /// The loop as a task executor, for the jobs it runs; set before the thread starts.
+        var taskExecutor: UnownedTaskExecutor?
 
         // Only on the loop's thread:
         var watches = Set<OpaquePointer>()
@@ -258,7 +262,7 @@ extension DBusEventLoop {
                 for work in batch {
                     switch work {
                     case .block(let block): block()
-                    case .job(let job, let executor): job.runSynchronously(on: executor)
+                    case .job(let job): job.runSynchronously(on: taskExecutor!)
                     }
                 }
             }

@@ -17,7 +17,7 @@ import LocalAuthCore
 public enum ProcessIdentity {
     public static func app(ofProcess pid: UInt32?) -> String? {
         guard let pid, pid > 0 else { return nil }
-        if let cgroup = read("/proc/\(pid)/cgroup"), let sandboxed = sandboxID(cgroup: cgroup) { return sandboxed }
+        if let cgroup = SmallFile.read("/proc/\(pid)/cgroup"), let sandboxed = sandboxID(cgroup: cgroup) { return sandboxed }
         return executable(ofProcess: pid)
     }
 
@@ -50,19 +50,5 @@ public enum ProcessIdentity {
         // A path may hold any byte but / and NUL: controls and bidi characters are escaped so the
         // identity cannot forge a line or reorder the sentence it is shown in.
         return DisplayText.controlsEscaped(path)
-    }
-
-    private static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65536 {
-            let count = Glibc.read(fd, &chunk, chunk.count)
-            guard count > 0 else { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
