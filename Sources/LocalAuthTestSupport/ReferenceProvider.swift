@@ -52,7 +52,10 @@ public final class ReferenceProvider: Sendable {
     }
 
     /// Lines for localauthd.conf that enable the provider (with the passcode backend, and `others`).
-    public func configuration(others: [String] = [], timeout: Double = 1) -> String {
+    /// `timeout` (`provider_timeout`) is generous by default: on a loaded machine a slow Python
+    /// provider must not be taken for a hung one (the daemon would restart it mid-test); tests
+    /// of a hang pass a short one.
+    public func configuration(others: [String] = [], timeout: Double = 10) -> String {
         "backends = \(([id] + others + ["passcode"]).joined(separator: ", "))\nprovider_directories = \(directory)\nprovider_timeout = \(timeout)\n"
     }
 
@@ -149,7 +152,7 @@ public struct ProviderRig: Sendable {
 
 /// Starts a private bus, the daemon with the reference provider (started by the daemon through
 /// Exec=), waits for the provider's handshake, and runs `body`.
-public func withReferenceProvider<T: Sendable>(arguments: [String] = [], others: [String] = [], timeout: Double = 1,
+public func withReferenceProvider<T: Sendable>(arguments: [String] = [], others: [String] = [], timeout: Double = 10,
                                                settings: String = "", allowingEveryUser: Bool = false,
                                                _ body: (ProviderRig) async throws -> T) async throws -> T {
     let provider = try ReferenceProvider(arguments: arguments)
@@ -163,6 +166,12 @@ public func withReferenceProvider<T: Sendable>(arguments: [String] = [], others:
         }
         defer { client.connection.unsubscribe(subscription) }
         try await ReferenceProvider.waitForBackend(provider.id, on: client.connection) { $0 == "available" }
-        return try await body(ProviderRig(daemon: daemon, bus: bus, provider: provider, client: client, listening: listening))
+        do {
+            return try await body(ProviderRig(daemon: daemon, bus: bus, provider: provider, client: client, listening: listening))
+        } catch {
+            // The daemon's side of what went wrong; its log goes with its scratch directory.
+            Issue.record("the daemon's log:\n\(daemon.logText.suffix(6000))")
+            throw error
+        }
     }
 }
