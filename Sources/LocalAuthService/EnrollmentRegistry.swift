@@ -15,14 +15,18 @@ final class EnrollmentRegistry: Sendable {
         self.capturing = capturing
     }
 
-    /// Runs `body` as the client's enrollment; false (and nothing runs) if one already runs.
-    func start(_ client: ClientID, _ body: @escaping @Sendable () async -> Void) -> Bool {
+    /// Runs `body` as the client's enrollment, then `answer` with its outcome; false (and nothing
+    /// runs) if one already runs. `answer` runs once the enrollment no longer counts as running,
+    /// so a client that has its answer may start the next one at once.
+    func start<Outcome: Sendable>(_ client: ClientID, _ body: @escaping @Sendable () async -> Outcome,
+                                  then answer: @escaping @Sendable (Outcome) -> Void) -> Bool {
         let token = tokens.add(1, ordering: .relaxed).newValue
         return running.withLock { running in
             guard running[client] == nil else { return false }
             running[client] = (token, Task {
-                await body()
+                let outcome = await body()
                 self.finished(client, token)
+                answer(outcome)
             })
             return true
         }

@@ -143,7 +143,7 @@ struct ManagerObject: Sendable {
         let reply = call.reply
         return rows.respond(call, needs: .anyone, writesFiles: true) { bus in
             let client = bus.caller.client
-            let started = enrollments.start(client) {
+            let started = enrollments.start(client, { () -> Result<Void, LocalAuthError> in
                 do throws(LocalAuthError) {
                     try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller) { progress in
                         try? connection.emitSignal(
@@ -152,11 +152,16 @@ struct ManagerObject: Sendable {
                                         .uint32(progress.stages), .string(progress.detail)],
                             destination: client.rawValue)
                     }
-                    reply.send([])
+                    return .success(())
                 } catch {
-                    reply.fail(error.dbusError)
+                    return .failure(error)
                 }
-            }
+            }, then: { outcome in
+                switch outcome {
+                case .success: reply.send([])
+                case .failure(let error): reply.fail(error.dbusError)
+                }
+            })
             guard started else {
                 throw LocalAuthError(.busy, "This connection is already enrolling; wait for it to end or call CancelEnrollment.")
             }
