@@ -49,11 +49,12 @@ final class BusObserver: EngineObserver {
     /// only: the other properties are neither changed nor readable any more, so they are not sent
     /// (a context invalidated before any announcement would otherwise send all seven).
     func contextChanged(_ snapshot: ContextSnapshot) {
-        let values = ContextObject.properties(of: snapshot)
+        let invalidated = snapshot.state == .invalidated
+        let values = invalidated ? ["State": .string(snapshot.state.rawValue)] : ContextObject.properties(of: snapshot)
         let changed = published.withLock { published -> [String: DBusValue] in
-            if snapshot.state == .invalidated {
+            if invalidated {
                 published[snapshot.id] = nil
-                return values.filter { $0.key == "State" }
+                return values
             }
             let before = published[snapshot.id]?.values ?? [:]
             published[snapshot.id] = Published(owner: snapshot.owner, values: values)

@@ -44,7 +44,7 @@ final class CallerDirectory: Sendable {
     }
 
     private struct Pipeline {
-        let continuation: AsyncStream<Entry>.Continuation
+        let queue: SenderQueue
         var usage = Usage()
         /// Set once the bus said who the sender is; from then on its work counts for that uid too.
         var uid: UInt32?
@@ -55,6 +55,57 @@ final class CallerDirectory: Sendable {
     private struct Entry {
         let job: Job
         let usage: Usage
+    }
+
+    /// One sender's queued requests and who it is, worked through in arrival order by one task at
+    /// a time. The task runs only while there is work: an idle sender costs no task, and a request
+    /// that finds the queue idle starts one (cheaper than waking a task parked on a stream).
+    private final class SenderQueue: Sendable {
+        private struct State {
+            var entries: [Entry] = []
+            var head = 0
+            var draining = false
+            /// Once established, reused for every later request of the sender.
+            var identity: BusCaller?
+            /// The uid the sender's work counts for (nil if it left before it was identified).
+            var countedFor: UInt32?
+        }
+
+        private let state = Mutex(State())
+
+        /// Queues `entry`; true when no task is working through the queue (the caller starts one).
+        func push(_ entry: Entry) -> Bool {
+            state.withLock { state in
+                state.entries.append(entry)
+                defer { state.draining = true }
+                return !state.draining
+            }
+        }
+
+        /// The next entry, or nil (and the queue idle) when there is none.
+        func next() -> Entry? {
+            state.withLock { state in
+                guard state.head < state.entries.count else {
+                    state.entries.removeAll(keepingCapacity: state.entries.capacity <= 16)
+                    state.head = 0
+                    state.draining = false
+                    return nil
+                }
+                defer { state.head += 1 }
+                return state.entries[state.head]
+            }
+        }
+
+        var identity: (caller: BusCaller?, countedFor: UInt32?) {
+            state.withLock { ($0.identity, $0.countedFor) }
+        }
+
+        func identified(_ caller: BusCaller, countedFor: UInt32?) {
+            state.withLock {
+                $0.identity = caller
+                $0.countedFor = countedFor
+            }
+        }
     }
 
     private struct Episode {
@@ -86,8 +137,8 @@ final class CallerDirectory: Sendable {
         }
         let cost = Usage(requests: 1, bytes: byteCount)
         var announcement: String?
-        let admitted: AsyncStream<Entry>.Continuation? = state.withLock { state in
-            var pipeline = state.pipelines[sender] ?? startPipeline(for: sender)
+        let admitted: SenderQueue? = state.withLock { state in
+            var pipeline = state.pipelines[sender] ?? Pipeline(queue: SenderQueue())
             defer { state.pipelines[sender] = pipeline }
             let userUsage = pipeline.uid.flatMap { state.users[$0] } ?? Usage()
             let fits = limits.perClient.admits(pipeline.usage + cost) && (pipeline.uid == nil || limits.perUser.admits(userUsage + cost))
@@ -103,54 +154,55 @@ final class CallerDirectory: Sendable {
             }
             pipeline.usage += cost
             if let uid = pipeline.uid { state.users[uid, default: Usage()] += cost }
-            return pipeline.continuation
+            return pipeline.queue
         }
         if let announcement { log(.warning, announcement) }
         guard let admitted else {
             return .limitsExceeded("Too many requests queued from this connection or its user; wait for replies before sending more.")
         }
-        admitted.yield(Entry(job: job, usage: cost))
+        enqueue(Entry(job: job, usage: cost), on: admitted, of: sender)
         return nil
     }
 
-    /// The sender left the bus: after its queued requests, `farewell` runs, then its queue ends.
+    /// The sender left the bus: after its queued requests, `farewell` runs; its queue is forgotten.
     func senderLeft(_ sender: String, farewell: @escaping @Sendable () async -> Void) {
         let pipeline = state.withLock { $0.pipelines.removeValue(forKey: sender) }
         guard let pipeline else { return }
         if let episode = pipeline.episode { log(.notice, endMessage(sender: sender, uid: pipeline.uid, episode, ending: "left the bus")) }
-        pipeline.continuation.yield(Entry(job: { _ in await farewell() }, usage: Usage()))
-        pipeline.continuation.finish()
+        enqueue(Entry(job: { _ in await farewell() }, usage: Usage()), on: pipeline.queue, of: sender)
     }
 
-    /// A new, empty pipeline for `sender` and the task that works through it. Called under `state`'s lock.
-    private func startPipeline(for sender: String) -> Pipeline {
-        let (stream, continuation) = AsyncStream<Entry>.makeStream()
-        // On the connection's loop: a request is read, run through the engine and answered on
-        // the thread that read it, with no hand-off unless it waits for something.
-        Task(executorPreference: connection.queue) { [self, connection] in
-            var identity: Result<BusCaller, DBusError>?
-            // The uid this sender's work counts for (nil if it left before it was identified).
-            var countedFor: UInt32?
-            for await entry in stream {
-                if identity == nil {
-                    do {
-                        let credentials = try await connection.credentials(of: sender)
-                        identity = .success(BusCaller(caller: Caller(client: ClientID(sender), uid: credentials.uid, pid: credentials.pid),
-                                                      credentials: credentials, app: identify(credentials.pid)))
-                        countedFor = identified(sender, as: credentials.uid) ? credentials.uid : nil
-                    } catch {
-                        let reason = (error as? DBusError)?.message ?? "\(error)"
-                        // Not cached: a later request may succeed, but this one is denied.
-                        await entry.job(.failure(.accessDenied("Could not establish who is calling (\(reason)); access denied.")))
-                        finished(entry.usage, of: sender, uid: nil)
-                        continue
-                    }
-                }
-                await entry.job(identity!)
-                finished(entry.usage, of: sender, uid: countedFor)
-            }
+    /// Queues `entry` behind the sender's earlier requests, starting the task that works through
+    /// them if none is running. On the connection's loop: a request is read, run through the
+    /// engine and answered on the thread that read it, with no hand-off unless it waits for something.
+    private func enqueue(_ entry: Entry, on queue: SenderQueue, of sender: String) {
+        guard queue.push(entry) else { return }
+        Task(executorPreference: connection.queue) { [self] in
+            while let entry = queue.next() { await run(entry, of: sender, from: queue) }
         }
-        return Pipeline(continuation: continuation)
+    }
+
+    private func run(_ entry: Entry, of sender: String, from queue: SenderQueue) async {
+        let (known, countedFor) = queue.identity
+        if let known {
+            await entry.job(.success(known))
+            finished(entry.usage, of: sender, uid: countedFor)
+            return
+        }
+        do {
+            let credentials = try await connection.credentials(of: sender)
+            let caller = BusCaller(caller: Caller(client: ClientID(sender), uid: credentials.uid, pid: credentials.pid),
+                                   credentials: credentials, app: identify(credentials.pid))
+            let countedFor = identified(sender, as: credentials.uid) ? credentials.uid : nil
+            queue.identified(caller, countedFor: countedFor)
+            await entry.job(.success(caller))
+            finished(entry.usage, of: sender, uid: countedFor)
+        } catch {
+            let reason = (error as? DBusError)?.message ?? "\(error)"
+            // Not kept: a later request may succeed, but this one is denied.
+            await entry.job(.failure(.accessDenied("Could not establish who is calling (\(reason)); access denied.")))
+            finished(entry.usage, of: sender, uid: nil)
+        }
     }
 
     /// From now on the sender's queued work counts for `uid` as well; an episode waiting for the

@@ -36,10 +36,8 @@ public struct LogindSessions: SessionDirectory, SessionLookup {
             .map { String(initCgroup.dropLast($0.count)) } ?? initCgroup
     }
 
-    public func standing(ofProcess pid: UInt32?, user: UInt32) -> SessionStanding {
-        if let pid, let session = sessionID(ofProcess: pid) {
-            return standing(ofSession: session)
-        }
+    public func standing(in session: LoginSession?, user: UInt32) -> SessionStanding {
+        if let session { return standing(ofSession: session.id) }
         let standings = sessions(of: user).map(standing(ofSession:))
         if standings.contains(.foreground) { return .foreground }
         return standings.isEmpty ? .unknown : .background

@@ -58,10 +58,11 @@ public struct SystemLog: AuditSink {
         write(fields: Self.journalFields(of: entry), line: entry.description, severity: entry.severity)
     }
 
-    private func write(fields: [String: String], line: String, severity: AuditEntry.Severity) {
+    /// `fields` are built only when there is a journal to send them to.
+    private func write(fields: @autoclosure () -> [String: String], line: String, severity: AuditEntry.Severity) {
         // Escaped in the journal as on stderr: binary-safe fields could carry a client's newline,
         // but journalctl would then show a line the client wrote.
-        if let journal, journal.send(JournalEntry(fields.mapValues(DisplayText.controlsEscaped))) { return }
+        if let journal, journal.send(JournalEntry(fields().mapValues(DisplayText.controlsEscaped))) { return }
         writeToStandardError((prefixesPriority ? "<\(severity.rawValue)>" : "") + DisplayText.controlsEscaped(line) + "\n", descriptor: lines)
     }
 

@@ -2,16 +2,16 @@
 import LocalAuthCore
 import Synchronization
 
-/// Session standings a test sets: by process id first, then by user; `unknown` for the rest,
-/// as without logind.
+/// Sessions and standings a test sets: a process's session, a session's standing, else its
+/// user's; `unknown` for the rest, as without logind.
 public final class FakeSessionDirectory: SessionDirectory, SessionLookup {
     private let sessions = Mutex<[UInt32: LoginSession]>([:])
-    private let standings = Mutex<(processes: [UInt32: SessionStanding], users: [UInt32: SessionStanding])>(([:], [:]))
+    private let standings = Mutex<(sessions: [String: SessionStanding], users: [UInt32: SessionStanding])>(([:], [:]))
 
     public init() {}
 
-    public func set(_ standing: SessionStanding, process pid: UInt32) {
-        standings.withLock { $0.processes[pid] = standing }
+    public func set(_ standing: SessionStanding, session id: String) {
+        standings.withLock { $0.sessions[id] = standing }
     }
 
     public func set(_ standing: SessionStanding, user uid: UInt32) {
@@ -27,9 +27,9 @@ public final class FakeSessionDirectory: SessionDirectory, SessionLookup {
         sessions.withLock { sessions in pid.flatMap { sessions[$0] } }
     }
 
-    public func standing(ofProcess pid: UInt32?, user: UInt32) -> SessionStanding {
+    public func standing(in session: LoginSession?, user: UInt32) -> SessionStanding {
         standings.withLock { standings in
-            pid.flatMap { standings.processes[$0] } ?? standings.users[user] ?? .unknown
+            session.flatMap { standings.sessions[$0.id] } ?? standings.users[user] ?? .unknown
         }
     }
 }

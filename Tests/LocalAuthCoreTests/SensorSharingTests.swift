@@ -117,7 +117,8 @@ struct SensorSharingTests {
 
     @Test func theStandingComesFromTheClientsProcess() async throws {
         let h = try await ready()
-        h.sessions.set(.foreground, process: Self.malloryAgain.pid!)
+        h.sessions.set(LoginSession(id: "c2", owner: Self.mallory.uid), process: Self.malloryAgain.pid!)
+        h.sessions.set(.foreground, session: "c2")
         h.sessions.set(.background, user: Self.mallory.uid)
         let remote = try await h.context(Self.mallory)
         _ = await h.begin(bio, on: remote, by: Self.mallory)

@@ -170,3 +170,10 @@ struct LogindSessionsTests {
         #expect(fixture.sessions.sessions(of: UInt32.max).isEmpty)
     }
 }
+
+private extension LogindSessions {
+    /// As the engine composes them: the process's session (found once per connection), then that session's standing.
+    func standing(ofProcess pid: UInt32?, user: UInt32) -> SessionStanding {
+        standing(in: session(ofProcess: pid), user: user)
+    }
+}

@@ -297,7 +297,8 @@ extension PolicyEngine {
             message: MessageCatalog.ready(sheet.language)), agent: sheet.agent)
     }
 
-    private func session(of client: ClientID) -> LoginSession? {
+    /// The login session of `client`'s process, looked up once per connection.
+    func session(of client: ClientID) -> LoginSession? {
         if let known = clientSessions[client] { return known }
         guard let pid = clientPIDs[client] else { return nil }
         let session = environment.sessionLookup?.session(ofProcess: pid)

@@ -101,7 +101,7 @@ extension PolicyEngine {
         for (modality, list) in newcomers {
             for (_, id) in list.sorted(by: { $0.serial < $1.serial }) {
                 guard let record = contexts[id] else { continue }
-                let standing = environment.sessions?.standing(ofProcess: clientPIDs[record.owner], user: record.user) ?? .unknown
+                let standing = environment.sessions?.standing(in: session(of: record.owner), user: record.user) ?? .unknown
                 events[modality, default: []].append(.claim(id, user: record.user, standing: standing))
             }
         }

@@ -475,11 +475,10 @@ public actor PolicyEngine {
         contexts[id]?.evaluation = nil
         closeSheet(id, result)
         dirty.insert(id)
-        if case .success(.biometricMatch) = result {
-            contexts[id]?.domainState = domainState(of: record.user)
-        }
         if case .success(let success) = result {
-            contexts[id]?.earlierSuccess = EarlierSuccess(success: success, domainState: domainState(of: record.user))
+            let state = domainState(of: record.user)
+            if case .biometricMatch = success { contexts[id]?.domainState = state }
+            contexts[id]?.earlierSuccess = EarlierSuccess(success: success, domainState: state)
         }
         audit(result, policy: evaluation.policy, user: record.user, client: record.owner)
         evaluation.reply(result)
