@@ -28,10 +28,16 @@ final class BusObserver: EngineObserver {
     /// The deadline timer; DispatchSource objects are thread-safe, the mutex guards the slot.
     private let timer = Mutex<TimerSlot>(TimerSlot())
     private let engine = Mutex<PolicyEngine?>(nil)
+    /// `PropertiesChanged` of a context's `State` to `invalidated`, sent at the end of every
+    /// context's life: the same arguments each time, marshalled once.
+    private let invalidation: DBusSignalTemplate
 
     init(connection: DBusConnection, clock: any WallClock) {
         self.connection = connection
         self.clock = clock
+        invalidation = try! DBusSignalTemplate(
+            interface: DBusPropertyRequest.interface, member: "PropertiesChanged",
+            arguments: [.string(LocalAuthBusNames.contextInterface), .vardict(["State": .string(ContextState.invalidated.rawValue)]), .strings([])])
     }
 
     /// The engine to wake at deadlines (it is created after its observer).
@@ -49,21 +55,21 @@ final class BusObserver: EngineObserver {
     /// only: the other properties are neither changed nor readable any more, so they are not sent
     /// (a context invalidated before any announcement would otherwise send all seven).
     func contextChanged(_ snapshot: ContextSnapshot) {
-        let invalidated = snapshot.state == .invalidated
-        let values = invalidated ? ["State": .string(snapshot.state.rawValue)] : ContextObject.properties(of: snapshot)
+        let path = LocalAuthBusNames.contextPath(snapshot.id.rawValue)
+        if snapshot.state == .invalidated {
+            published.withLock { $0[snapshot.id] = nil }
+            try? connection.emit(invalidation, path: path, destination: snapshot.owner.rawValue)
+            return
+        }
+        let values = ContextObject.properties(of: snapshot)
         let changed = published.withLock { published -> [String: DBusValue] in
-            if invalidated {
-                published[snapshot.id] = nil
-                return values
-            }
             let before = published[snapshot.id]?.values ?? [:]
             published[snapshot.id] = Published(owner: snapshot.owner, values: values)
             return values.filter { before[$0.key] != $0.value }
         }
         guard !changed.isEmpty else { return }
         try? connection.emitSignal(
-            path: LocalAuthBusNames.contextPath(snapshot.id.rawValue), interface: DBusPropertyRequest.interface,
-            member: "PropertiesChanged",
+            path: path, interface: DBusPropertyRequest.interface, member: "PropertiesChanged",
             arguments: [.string(LocalAuthBusNames.contextInterface), .vardict(changed), .strings([])],
             destination: snapshot.owner.rawValue)
     }
