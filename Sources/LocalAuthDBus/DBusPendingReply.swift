@@ -16,11 +16,11 @@ public final class DBusPendingReply: Sendable {
     private let completed = Atomic<Bool>(false)
 
     /// Only on the connection's queue.
-    init(call: DBusMessage, connection: DBusConnection) {
+    init(call: DBusMessage, member: String, connection: DBusConnection) {
         connection.queue.precondition()
         self.address = call.replyAddress
         self.connection = connection
-        self.member = call.member ?? "the call"
+        self.member = member.isEmpty ? "the call" : member
         self.isReplyExpected = !call.noReplyExpected
     }
 

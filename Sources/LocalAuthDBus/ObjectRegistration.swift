@@ -41,11 +41,13 @@ final class ObjectRegistration: @unchecked Sendable {
     private func handle(_ message: DBusMessage, on connection: DBusConnection) -> DBusHandlerResult {
         connection.queue.precondition()
         guard message.kind == .methodCall else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-        let reply = DBusPendingReply(call: message, connection: connection)
+        // Each header read makes a Swift string: once per field.
+        let (interface, member) = (message.interface, message.member ?? "")
+        let reply = DBusPendingReply(call: message, member: member, connection: connection)
         let arguments: [DBusValue]
         do {
             arguments = try message.arguments(secretIndexes: DBusInterfaceDescription.secretArguments(
-                of: message.member ?? "", interface: message.interface, in: interfaces))
+                of: member, interface: interface, in: interfaces))
         } catch {
             reply.fail(error)
             return DBUS_HANDLER_RESULT_HANDLED
@@ -57,14 +59,12 @@ final class ObjectRegistration: @unchecked Sendable {
                 connection?.scrubReceiveBuffer()
             }
         }
-        if let introspectionXML, message.interface == "org.freedesktop.DBus.Introspectable",
-           message.member == "Introspect"
-        {
+        if let introspectionXML, interface == "org.freedesktop.DBus.Introspectable", member == "Introspect" {
             reply.send([.string(introspectionXML)])
             return DBUS_HANDLER_RESULT_HANDLED
         }
         let call = DBusMethodCall(
-            path: message.path ?? "/", interface: message.interface, member: message.member ?? "",
+            path: message.path ?? "/", interface: interface, member: member,
             sender: message.sender, signature: message.signature, arguments: arguments, reply: reply)
         do {
             switch try handler(call) {

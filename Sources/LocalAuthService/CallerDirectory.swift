@@ -62,7 +62,8 @@ final class CallerDirectory: Sendable {
     /// that finds the queue idle starts one (cheaper than waking a task parked on a stream).
     private final class SenderQueue: Sendable {
         private struct State {
-            var entries: [Entry] = []
+            /// Taken entries are nil (their captures released at once) until the array is compacted.
+            var entries: [Entry?] = []
             var head = 0
             var draining = false
             /// Once established, reused for every later request of the sender.
@@ -91,8 +92,14 @@ final class CallerDirectory: Sendable {
                     state.draining = false
                     return nil
                 }
-                defer { state.head += 1 }
-                return state.entries[state.head]
+                let entry = state.entries[state.head].take()
+                state.head += 1
+                // A sender that never lets its queue run empty must not grow it without end.
+                if state.head >= 32, state.head * 2 >= state.entries.count {
+                    state.entries.removeFirst(state.head)
+                    state.head = 0
+                }
+                return entry
             }
         }
 
