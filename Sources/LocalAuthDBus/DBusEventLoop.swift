@@ -242,10 +242,24 @@ extension DBusEventLoop {
                         if revents & Int16(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
                         if revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
                         if revents & Int16(POLLERR | POLLNVAL) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
-                        _ = dbus_watch_handle(watch, flags)
+                        handle(watch, flags)
                     }
                 }
                 fireTimeouts()
+            }
+        }
+
+        /// libdbus reads a few KiB per `dbus_watch_handle`; while more input waits, a readable
+        /// event reads on, up to about 64 KiB, so a flood of large messages does not fill the bus's
+        /// queue for this connection (the bus then refuses everyone's calls to it).
+        private func handle(_ watch: OpaquePointer, _ flags: UInt32) {
+            for _ in 0..<32 {
+                _ = dbus_watch_handle(watch, flags)
+                // libdbus may remove the watch, or disable it (over its received-size limit).
+                var waiting: Int32 = 0
+                guard flags == DBUS_WATCH_READABLE.rawValue, watches.contains(watch), dbus_watch_get_enabled(watch) != 0,
+                      ioctl(dbus_watch_get_unix_fd(watch), UInt(FIONREAD), &waiting) == 0, waiting > 0
+                else { return }
             }
         }
 
