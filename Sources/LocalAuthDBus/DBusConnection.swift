@@ -221,13 +221,3 @@ extension DBusError {
     }
 }
 
-extension DBusConnection {
-    /// Runs `body` on `queue`: inline if already there, otherwise later.
-    func onQueueAsync(_ body: @escaping @Sendable () -> Void) {
-        if queue.isCurrent {
-            body()
-        } else {
-            queue.async(execute: body)
-        }
-    }
-}

@@ -200,7 +200,7 @@ extension DBusMessage {
             let inner = element.dropFirst().dropLast()
             let key = String(inner.prefix(1))
             let value = String(inner.dropFirst())
-            var entries: [DBusValue: DBusValue] = [:]
+            var entries = [DBusValue: DBusValue]()
             while dbus_message_iter_get_arg_type(&sub) == DBusTypeCode.dictEntry {
                 var entry = DBusMessageIter()
                 dbus_message_iter_recurse(&sub, &entry)

@@ -30,9 +30,10 @@ final class DBusMessage: @unchecked Sendable {
     }
 
     deinit {
-        guard let connection else { return dbus_message_unref(raw) }
+        // Released at once on the queue (the usual case) without allocating the closure that `async` takes.
+        guard let connection, !connection.queue.isCurrent else { return dbus_message_unref(raw) }
         let reference = Reference(raw: raw)
-        connection.onQueueAsync { dbus_message_unref(reference.raw) }
+        connection.queue.async { dbus_message_unref(reference.raw) }
     }
 
     /// A message reference in transit to the queue that releases it.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import CDBus
 import Dispatch
 import Synchronization
 
@@ -6,9 +7,15 @@ import Synchronization
 ///
 /// May be completed from any thread; the reply is sent on the connection's queue. If the last
 /// reference goes away without a reply, the caller gets `Failed` rather than waiting for its
-/// timeout. Keeps only the call's reply address, not the call itself (see `DBusReplyAddress`).
+/// timeout. Keeps the call's reply address and its method return's header, not the call itself
+/// (see `DBusReplyAddress`).
 public final class DBusPendingReply: Sendable {
     private let address: DBusReplyAddress
+    /// The method return, headed when the call arrives: `dbus_message_new_method_return` writes the
+    /// destination with the rest of the header, where setting it afterwards re-marshals the header
+    /// (~4 000 instructions a reply). Nil when no reply is expected or libdbus was out of memory;
+    /// then the reply is built from `address`. Only touched on the connection's queue.
+    private let methodReturn: DBusMessage?
     private let connection: DBusConnection
     private let member: String
     /// Whether the caller asked for a reply at all; if not, completing is a no-op.
@@ -22,6 +29,9 @@ public final class DBusPendingReply: Sendable {
         self.connection = connection
         self.member = member.isEmpty ? "the call" : member
         self.isReplyExpected = !call.noReplyExpected
+        self.methodReturn = isReplyExpected ? dbus_message_new_method_return(call.raw).map {
+            DBusMessage(owning: $0, releasedOn: connection)
+        } : nil
     }
 
     /// Replies with `values`. Values that are not valid D-Bus are not sent; the caller gets a
@@ -47,19 +57,29 @@ public final class DBusPendingReply: Sendable {
         guard completed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged,
               isReplyExpected
         else { return }
-        let address = address, connection = connection, member = member
-        connection.onQueueAsync { Self.send(result, to: address, member: member, on: connection) }
+        // Sent at once on the loop (the usual case) without allocating the closure that `async` takes.
+        guard !connection.queue.isCurrent else {
+            return Self.send(result, to: address, member: member, on: connection, headed: methodReturn)
+        }
+        let address = address, connection = connection, member = member, methodReturn = methodReturn
+        connection.queue.async { Self.send(result, to: address, member: member, on: connection, headed: methodReturn) }
     }
 
     private static func send(
-        _ result: Result<[DBusValue], DBusError>, to address: DBusReplyAddress, member: String, on connection: DBusConnection
+        _ result: Result<[DBusValue], DBusError>, to address: DBusReplyAddress, member: String, on connection: DBusConnection,
+        headed methodReturn: DBusMessage? = nil
     ) {
         connection.queue.precondition()
         let reply: DBusMessage?
         switch result {
         case .success(let values):
             do {
-                reply = try DBusMessage.methodReturn(to: address, arguments: values, on: connection)
+                if let methodReturn {
+                    try methodReturn.append(values)
+                    reply = methodReturn
+                } else {
+                    reply = try DBusMessage.methodReturn(to: address, arguments: values, on: connection)
+                }
             } catch {
                 let invalid = DBusError.failed("the service's reply to \(member) is invalid: \(error.message)")
                 reply = try? DBusMessage.errorReply(to: address, invalid, on: connection)

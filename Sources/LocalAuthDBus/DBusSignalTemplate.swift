@@ -2,7 +2,7 @@
 import CDBus
 
 /// A signal whose arguments are always the same, marshalled once; each emission
-/// (``DBusConnection/emit(_:path:destination:)``) copies it and adds only its header fields.
+/// (``DBusConnection/emit(_:path:destination:)``) copies it and adds only its path and destination.
 ///
 /// Worth it for a frequent signal: libdbus rewrites the message's signature header field after
 /// every top-level argument appended, which made most of the cost of a small signal such as a
@@ -23,19 +23,21 @@ public final class DBusSignalTemplate: @unchecked Sendable {
             throw DBusError(.noMemory, "out of memory creating a message")
         }
         body = DBusMessage(owning: raw, releasedOn: nil)
+        guard dbus_message_set_interface(raw, interface) != 0, dbus_message_set_member(raw, member) != 0 else {
+            throw DBusError(.noMemory, "out of memory naming a signal")
+        }
         try body.append(arguments)
         self.interface = interface
         self.member = member
     }
 
-    /// A copy of the template with its header: path, interface, member and `destination`.
+    /// A copy of the template with the rest of its header: path and `destination`.
     func message(path: String, destination: String?, on connection: DBusConnection) throws(DBusError) -> DBusMessage {
         try DBusSyntax.requireObjectPath(path)
         if let destination { try DBusSyntax.requireBusName(destination) }
         guard let raw = dbus_message_copy(body.raw) else { throw DBusError(.noMemory, "out of memory copying a signal") }
         let message = DBusMessage(owning: raw, releasedOn: connection)
-        guard dbus_message_set_path(raw, path) != 0, dbus_message_set_interface(raw, interface) != 0,
-              dbus_message_set_member(raw, member) != 0, destination.map({ dbus_message_set_destination(raw, $0) != 0 }) ?? true
+        guard dbus_message_set_path(raw, path) != 0, destination.map({ dbus_message_set_destination(raw, $0) != 0 }) ?? true
         else { throw DBusError(.noMemory, "out of memory addressing a signal") }
         return message
     }

@@ -16,20 +16,22 @@ public enum DBusSyntax {
     public static func isValidString(_ string: String) -> Bool { check(string, dbus_validate_utf8) }
 
     /// A valid signature of any number of complete types ("" included).
-    public static func isValidSignature(_ signature: String) -> Bool {
-        !signature.utf8.contains(0) && signature.withCString { dbus_signature_validate($0, nil) != 0 }
-    }
+    public static func isValidSignature(_ signature: String) -> Bool { check(signature, dbus_signature_validate) }
 
     /// A valid signature of exactly one complete type.
-    public static func isValidSingleType(_ signature: String) -> Bool {
-        !signature.utf8.contains(0) && signature.withCString { dbus_signature_validate_single($0, nil) != 0 }
-    }
+    public static func isValidSingleType(_ signature: String) -> Bool { check(signature, dbus_signature_validate_single) }
 
     private static func check(
         _ string: String,
         _ validate: (UnsafePointer<CChar>?, UnsafeMutablePointer<CDBus.DBusError>?) -> dbus_bool_t
     ) -> Bool {
-        !string.utf8.contains(0) && string.withCString { validate($0, nil) != 0 }
+        !containsNUL(string) && string.withCString { validate($0, nil) != 0 }
+    }
+
+    /// Whether `string` holds a NUL, where libdbus would see it end. Every string a reply carries
+    /// is checked, so the bytes are read in place rather than through `String.UTF8View`'s iterator.
+    private static func containsNUL(_ string: String) -> Bool {
+        string.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? string.utf8.contains(0)
     }
 
     static func requireObjectPath(_ path: String) throws(DBusError) {

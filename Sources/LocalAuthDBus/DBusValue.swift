@@ -147,7 +147,7 @@ extension DBusValue {
     /// The entries of an `a{sv}` value, variants unwrapped.
     public var vardict: [String: DBusValue]? {
         guard case .dictionary("s", "v", let entries) = self else { return nil }
-        var result: [String: DBusValue] = [:]
+        var result = [String: DBusValue]()
         for (key, value) in entries {
             guard let key = key.string else { return nil }
             result[key] = value.unwrapped
