@@ -28,10 +28,31 @@ public enum LocalAuthBusNames {
     /// The object path of context number `number`.
     public static func contextPath(_ number: UInt64) -> String { "\(contextRoot)/\(number)" }
 
-    /// The context number in a context object path, or nil for any other path.
+    /// The context number in a context object path, or nil for any other path, including another
+    /// spelling of a number (`05`, `+5`): each context has exactly one path. Read from the path's
+    /// UTF-8 bytes in place, as every call to a context pays for it.
     public static func contextNumber(in path: String) -> UInt64? {
-        let prefix = contextRoot + "/"
-        guard path.hasPrefix(prefix), let number = UInt64(path.dropFirst(prefix.count)), number > 0 else { return nil }
+        path.utf8.withContiguousStorageIfAvailable(contextNumber(in:)) ?? Array(path.utf8).withUnsafeBufferPointer(contextNumber(in:))
+    }
+
+    private static let contextRootBytes = Array(contextRoot.utf8)
+
+    private static func contextNumber(in path: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        let prefixed = contextRootBytes.withUnsafeBufferPointer { prefix in
+            path.count > prefix.count + 1 && path[prefix.count] == UInt8(ascii: "/")
+                && (0..<prefix.count).allSatisfy { path[$0] == prefix[$0] }
+        }
+        guard prefixed else { return nil }
+        let digits = path[(contextRootBytes.count + 1)...]
+        guard digits.first != UInt8(ascii: "0") else { return nil }
+        var number: UInt64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow) = number.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times10.addingReportingOverflow(UInt64(byte &- UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            number = sum
+        }
         return number
     }
 }

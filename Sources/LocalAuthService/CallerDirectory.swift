@@ -41,6 +41,11 @@ final class CallerDirectory: Sendable {
         var pipelines: [String: Pipeline] = [:]
         /// Queued work of every sender whose uid is known, by uid.
         var users: [UInt32: Usage] = [:]
+
+        /// `body` with the sender's pipeline (a new one if it has none) and the users' usage, in place.
+        mutating func withPipeline<R>(of sender: String, _ body: (inout Pipeline, inout [UInt32: Usage]) -> R) -> R {
+            body(&pipelines[sender, default: Pipeline(queue: SenderQueue())], &users)
+        }
     }
 
     private struct Pipeline {
@@ -145,23 +150,23 @@ final class CallerDirectory: Sendable {
         let cost = Usage(requests: 1, bytes: byteCount)
         var announcement: String?
         let admitted: SenderQueue? = state.withLock { state in
-            var pipeline = state.pipelines[sender] ?? Pipeline(queue: SenderQueue())
-            defer { state.pipelines[sender] = pipeline }
-            let userUsage = pipeline.uid.flatMap { state.users[$0] } ?? Usage()
-            let fits = limits.perClient.admits(pipeline.usage + cost) && (pipeline.uid == nil || limits.perUser.admits(userUsage + cost))
-            guard fits else {
-                var episode = pipeline.episode ?? Episode()
-                if replyExpected { episode.refused += 1 } else { episode.dropped += 1 }
-                if !episode.announced, let uid = pipeline.uid {
-                    episode.announced = true
-                    announcement = startMessage(sender: sender, uid: uid, usage: pipeline.usage, user: userUsage)
+            state.withPipeline(of: sender) { pipeline, users in
+                let userUsage = pipeline.uid.flatMap { users[$0] } ?? Usage()
+                let fits = limits.perClient.admits(pipeline.usage + cost) && (pipeline.uid == nil || limits.perUser.admits(userUsage + cost))
+                guard fits else {
+                    var episode = pipeline.episode ?? Episode()
+                    if replyExpected { episode.refused += 1 } else { episode.dropped += 1 }
+                    if !episode.announced, let uid = pipeline.uid {
+                        episode.announced = true
+                        announcement = startMessage(sender: sender, uid: uid, usage: pipeline.usage, user: userUsage)
+                    }
+                    pipeline.episode = episode
+                    return nil
                 }
-                pipeline.episode = episode
-                return nil
+                pipeline.usage += cost
+                if let uid = pipeline.uid { users[uid, default: Usage()] += cost }
+                return pipeline.queue
             }
-            pipeline.usage += cost
-            if let uid = pipeline.uid { state.users[uid, default: Usage()] += cost }
-            return pipeline.queue
         }
         if let announcement { log(.warning, announcement) }
         guard let admitted else {
@@ -236,11 +241,11 @@ final class CallerDirectory: Sendable {
                 user -= usage
                 state.users[uid] = user.requests > 0 ? user : nil
             }
-            guard var pipeline = state.pipelines[sender] else { return nil }
-            defer { state.pipelines[sender] = pipeline }
-            pipeline.usage -= usage
+            guard let index = state.pipelines.index(forKey: sender) else { return nil }
+            state.pipelines.values[index].usage -= usage
+            let pipeline = state.pipelines.values[index]
             guard let episode = pipeline.episode, limits.perClient.hasDrained(pipeline.usage) else { return nil }
-            pipeline.episode = nil
+            state.pipelines.values[index].episode = nil
             return endMessage(sender: sender, uid: pipeline.uid, episode, ending: "its queue drained")
         }
         if let ended { log(.notice, ended) }

@@ -18,8 +18,11 @@ public enum DisplayText {
 
     /// Whether `text` holds a control or format character (refused in identities and labels).
     public static func containsControls(_ text: String) -> Bool {
-        // Printable ASCII, most text here, needs no look at Unicode's categories.
-        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) { return false }
+        // Printable ASCII, most text here (every log line), needs no look at Unicode's categories.
+        let printableASCII: (UInt8) -> Bool = { (0x20...0x7E).contains($0) }
+        if text.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(printableASCII) }) ?? text.utf8.allSatisfy(printableASCII) {
+            return false
+        }
         return text.unicodeScalars.contains { needsEscape($0, quotes: false) }
     }
 

@@ -84,16 +84,19 @@ extension PolicyEngine {
     /// The claim events of the contexts marked dirty, per sensor: releases first, then new claims
     /// in evaluation order. Clears ``dirty`` and queues those contexts for publication.
     private func takeClaimEvents() -> [BiometricModality: [SensorArbiter.Event]] {
-        guard !dirty.isEmpty else { return [:] }
-        var events: [BiometricModality: [SensorArbiter.Event]] = [:]
-        var newcomers: [BiometricModality: [(serial: UInt64, id: ContextID)]] = [:]
+        // `init()`, not `[:]`: under -Osize the empty literal calls the unspecialised literal
+        // initialiser, which looks up the tuple type's metadata at run time (~1 500 instructions).
+        guard !dirty.isEmpty else { return .init() }
+        var events = [BiometricModality: [SensorArbiter.Event]]()
+        var newcomers = [BiometricModality: [(serial: UInt64, id: ContextID)]]()
         for id in dirty {
-            let wanted = (contexts[id]?.evaluation?.machine.wantedSensors ?? []).subtracting(heldBackSensors(id))
+            let evaluation = contexts[id]?.evaluation
+            let wanted = (evaluation?.machine.wantedSensors ?? []).subtracting(heldBackSensors(id))
             for modality in BiometricModality.allCases {
                 let claimed = sensorArbiters[modality]?.contains(id) ?? false
                 if claimed && !wanted.contains(modality) {
                     events[modality, default: []].append(.release(id))
-                } else if !claimed && wanted.contains(modality), let serial = contexts[id]?.evaluation?.serial {
+                } else if !claimed && wanted.contains(modality), let serial = evaluation?.serial {
                     newcomers[modality, default: []].append((serial, id))
                 }
             }

@@ -50,11 +50,11 @@ public struct AuditEntry: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        var parts = ["\(event.rawValue)", "uid=\(user)"]
-        if let client { parts.append("client=\(client)") }
-        if let clientPID { parts.append("pid=\(clientPID)") }
-        if let policy { parts.append("policy=\(policy.rawValue)") }
-        parts.append("result=\(result)")
-        return parts.joined(separator: " ") + ": " + message
+        var line = "\(event.rawValue) uid=\(user)"
+        if let client { line += " client=\(client)" }
+        if let clientPID { line += " pid=\(clientPID)" }
+        if let policy { line += " policy=\(policy.rawValue)" }
+        line += " result=\(result): \(message)"
+        return line
     }
 }

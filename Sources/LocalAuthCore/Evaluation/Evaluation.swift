@@ -62,7 +62,7 @@ struct Evaluation: Sendable, Hashable {
     let kind: LAPolicy.Kind
     private let attemptLimits: [BiometricModality: Int]
     private(set) var phase: Phase
-    private(set) var noMatches: [BiometricModality: Int] = [:]
+    private(set) var noMatches = [BiometricModality: Int]()
 
     /// Starts an evaluation that may use the `usable` sensors (available, enrolled, not locked out).
     /// Companion policies never get here: the engine refuses them first.

@@ -12,5 +12,16 @@ public enum BiometricModality: String, Sendable, Codable, CaseIterable, Hashable
         }
     }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// Ordered by name, as before; compared and hashed by case rather than by the raw-value string
+    /// `RawRepresentable` would build: the engine looks modalities up ~60 times an evaluation.
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rank == rhs.rank }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rank) }
+
+    private var rank: UInt8 {
+        switch self {
+        case .face: 0
+        case .fingerprint: 1
+        }
+    }
 }

@@ -21,7 +21,7 @@ public struct UserProfile: Codable, Sendable, Hashable {
 
     /// The provider template ids behind the labels of `modality` (labels without one are left out).
     public func templates(of modality: BiometricModality) -> [String: String] {
-        var result: [String: String] = [:]
+        var result = [String: String]()
         for enrollment in enrollments where enrollment.modality == modality {
             if let template = enrollment.template { result[enrollment.label] = template }
         }
