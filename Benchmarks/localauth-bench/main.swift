@@ -223,22 +223,29 @@ func timedCycles(_ count: Int, _ cycle: () async throws -> Void) async throws ->
 }
 
 // Match cycles, floor cycles and no-match cycles interleaved within each run; ratios within a run.
-// Match and floor cycles alternate in blocks of 100, so that a change in the machine's load during
-// a run weighs on both alike. 1000 cycles per figure and run: /proc/PID/stat counts CPU in 10 ms
-// ticks, read once around all of a run's blocks (the daemon has nothing to do during the floor's,
-// and the floor nothing during the daemon's).
+// Match and floor cycles alternate in blocks of 100, each kind first in every other pair, so that
+// a change in the machine's load during a run, and whatever one kind leaves behind for the next
+// block, weigh on both alike. 1000 cycles per figure and run: /proc/PID/stat counts CPU in 10 ms
+// ticks (±10 µs a cycle), read once around all of a run's blocks; work the daemon defers past its
+// blocks is counted as its own.
 let cycleCount = 1000, cycleBlock = 100, noMatchCount = 300
+precondition(cycleCount % cycleBlock == 0)
 var cycleWall = Sample(), floorWall = Sample(), cycleRatio = Sample(), cycleCPU = Sample(), cycleAdded = Sample(), floorCPU = Sample()
 var noMatchWall = Sample(), noMatchRatio = Sample(), noMatchCPU = Sample(), cyclesSixteen = Sample()
 let floorProbe = ProcessProbe(pid: floorProcess.processIdentifier)
 for _ in 0..<options.runs {
     let (daemonCPUBefore, floorCPUBefore) = (daemon.probe.cpuSeconds, floorProbe.cpuSeconds)
     var matchTotal = 0.0, floorTotal = 0.0
-    for _ in 0..<(cycleCount / cycleBlock) {
-        matchTotal += try await perCall(cycleBlock) {
-            if let failure = try await evaluationCycle(client) { throw BenchError("a match cycle failed: \(failure)") }
+    for pair in 0..<(cycleCount / cycleBlock) {
+        for matchTurn in pair.isMultiple(of: 2) ? [true, false] : [false, true] {
+            if matchTurn {
+                matchTotal += try await perCall(cycleBlock) {
+                    if let failure = try await evaluationCycle(client) { throw BenchError("a match cycle failed: \(failure)") }
+                }
+            } else {
+                floorTotal += try await perCall(cycleBlock) { try await evaluationCycle(client, destination: "org.localauth.BenchFloor") }
+            }
         }
-        floorTotal += try await perCall(cycleBlock) { try await evaluationCycle(client, destination: "org.localauth.BenchFloor") }
     }
     let blocks = Double(cycleCount / cycleBlock)
     let match = (wall: matchTotal / blocks, cpu: (daemon.probe.cpuSeconds - daemonCPUBefore) / Double(cycleCount) * 1e6)

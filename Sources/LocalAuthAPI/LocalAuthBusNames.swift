@@ -32,12 +32,12 @@ public enum LocalAuthBusNames {
     /// spelling of a number (`05`, `+5`): each context has exactly one path. Read from the path's
     /// UTF-8 bytes in place, as every call to a context pays for it.
     public static func contextNumber(in path: String) -> UInt64? {
-        path.utf8.withContiguousStorageIfAvailable(contextNumber(in:)) ?? Array(path.utf8).withUnsafeBufferPointer(contextNumber(in:))
+        path.utf8.withContiguousStorageIfAvailable(parseContextNumber) ?? Array(path.utf8).withUnsafeBufferPointer(parseContextNumber)
     }
 
     private static let contextRootBytes = Array(contextRoot.utf8)
 
-    private static func contextNumber(in path: UnsafeBufferPointer<UInt8>) -> UInt64? {
+    private static func parseContextNumber(_ path: UnsafeBufferPointer<UInt8>) -> UInt64? {
         let prefixed = contextRootBytes.withUnsafeBufferPointer { prefix in
             path.count > prefix.count + 1 && path[prefix.count] == UInt8(ascii: "/")
                 && (0..<prefix.count).allSatisfy { path[$0] == prefix[$0] }

@@ -220,4 +220,3 @@ extension DBusError {
         self.init(Name(String(cString: name)), error.message.map { String(cString: $0) } ?? fallback)
     }
 }
-

@@ -31,9 +31,12 @@ final class DBusMessage: @unchecked Sendable {
 
     deinit {
         // Released at once on the queue (the usual case) without allocating the closure that `async` takes.
-        guard let connection, !connection.queue.isCurrent else { return dbus_message_unref(raw) }
-        let reference = Reference(raw: raw)
-        connection.queue.async { dbus_message_unref(reference.raw) }
+        if let connection, !connection.queue.isCurrent {
+            let reference = Reference(raw: raw)
+            connection.queue.async { dbus_message_unref(reference.raw) }
+        } else {
+            dbus_message_unref(raw)
+        }
     }
 
     /// A message reference in transit to the queue that releases it.

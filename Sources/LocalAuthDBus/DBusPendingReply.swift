@@ -13,8 +13,10 @@ public final class DBusPendingReply: Sendable {
     private let address: DBusReplyAddress
     /// The method return, headed when the call arrives: `dbus_message_new_method_return` writes the
     /// destination with the rest of the header, where setting it afterwards re-marshals the header
-    /// (~4 000 instructions a reply). Nil when no reply is expected or libdbus was out of memory;
-    /// then the reply is built from `address`. Only touched on the connection's queue.
+    /// (~4 000 instructions a reply). Nil when no reply is expected; if libdbus was out of memory,
+    /// the reply is built from `address`. Error replies are always built from `address`, so a call
+    /// answered with an error has paid for this message in vain: a few hundred bytes, bounded like
+    /// the calls themselves by the callers' request queue limits. Only touched on the connection's queue.
     private let methodReturn: DBusMessage?
     private let connection: DBusConnection
     private let member: String
@@ -49,7 +51,7 @@ public final class DBusPendingReply: Sendable {
         if !completed.load(ordering: .acquiring), isReplyExpected {
             let address = address, connection = connection
             let error = DBusError(.failed, "the service dropped \(member) without replying")
-            connection.queue.async { Self.send(.failure(error), to: address, member: "", on: connection) }
+            connection.queue.async { Self.send(.failure(error), to: address, member: "", on: connection, prepared: nil) }
         }
     }
 
@@ -58,16 +60,17 @@ public final class DBusPendingReply: Sendable {
               isReplyExpected
         else { return }
         // Sent at once on the loop (the usual case) without allocating the closure that `async` takes.
-        guard !connection.queue.isCurrent else {
-            return Self.send(result, to: address, member: member, on: connection, headed: methodReturn)
+        if connection.queue.isCurrent {
+            Self.send(result, to: address, member: member, on: connection, prepared: methodReturn)
+            return
         }
         let address = address, connection = connection, member = member, methodReturn = methodReturn
-        connection.queue.async { Self.send(result, to: address, member: member, on: connection, headed: methodReturn) }
+        connection.queue.async { Self.send(result, to: address, member: member, on: connection, prepared: methodReturn) }
     }
 
     private static func send(
         _ result: Result<[DBusValue], DBusError>, to address: DBusReplyAddress, member: String, on connection: DBusConnection,
-        headed methodReturn: DBusMessage? = nil
+        prepared methodReturn: DBusMessage?
     ) {
         connection.queue.precondition()
         let reply: DBusMessage?

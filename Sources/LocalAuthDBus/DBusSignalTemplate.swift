@@ -11,8 +11,6 @@ import CDBus
 public final class DBusSignalTemplate: @unchecked Sendable {
     /// Never sent, never changed after `init`: copying reads it only, from any thread.
     private let body: DBusMessage
-    public let interface: String
-    public let member: String
 
     /// Throws `InvalidArgs` for an invalid interface, member or argument.
     public init(interface: String, member: String, arguments: [DBusValue]) throws(DBusError) {
@@ -27,8 +25,6 @@ public final class DBusSignalTemplate: @unchecked Sendable {
             throw DBusError(.noMemory, "out of memory naming a signal")
         }
         try body.append(arguments)
-        self.interface = interface
-        self.member = member
     }
 
     /// A copy of the template with the rest of its header: path and `destination`.

@@ -34,6 +34,14 @@ struct KeyedDomainStateHasherTests {
         #expect(Self.hex(hasher.domainState(user: 1000, profile: UserProfile())) == "75f5af2b6427c768443014880bdd816621de3eeafff362aaf294011d282b8177")
     }
 
+    /// The canonical input lists enrollments by modality: that order must stay the names' order,
+    /// whatever `BiometricModality` compares by.
+    @Test func modalitiesSortByName() {
+        let cases = BiometricModality.allCases
+        #expect(cases.sorted() == cases.sorted { $0.rawValue < $1.rawValue })
+        #expect(Set(cases).count == cases.count)
+    }
+
     @Test func differentKeysGiveDifferentStates() throws {
         let a = try KeyedDomainStateHasher(installationSecret: Self.key)
         let b = try KeyedDomainStateHasher(installationSecret: Self.otherKey)

@@ -12,8 +12,9 @@ public enum BiometricModality: String, Sendable, Codable, CaseIterable, Hashable
         }
     }
 
-    /// Ordered by name, as before; compared and hashed by case rather than by the raw-value string
-    /// `RawRepresentable` would build: the engine looks modalities up ~60 times an evaluation.
+    /// Ordered by name (the domain state hashes enrollments in this order); compared and hashed by
+    /// case rather than by the raw-value string `RawRepresentable` would build: the engine looks
+    /// modalities up ~60 times an evaluation.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rank == rhs.rank }
     public func hash(into hasher: inout Hasher) { hasher.combine(rank) }
