@@ -46,6 +46,12 @@ final class CallerDirectory: Sendable {
         mutating func withPipeline<R>(of sender: String, _ body: (inout Pipeline, inout [UInt32: Usage]) -> R) -> R {
             body(&pipelines[sender, default: Pipeline(queue: SenderQueue())], &users)
         }
+
+        /// The same for a sender that still has a pipeline; nil (and `body` not run) if it has left.
+        mutating func withExistingPipeline<R>(of sender: String, _ body: (inout Pipeline, inout [UInt32: Usage]) -> R) -> R? {
+            guard let index = pipelines.index(forKey: sender) else { return nil }
+            return body(&pipelines.values[index], &users)
+        }
     }
 
     private struct Pipeline {
@@ -221,14 +227,14 @@ final class CallerDirectory: Sendable {
     /// uid is announced. Returns false if the sender has already left (nothing counts for `uid`).
     private func identified(_ sender: String, as uid: UInt32) -> Bool {
         let (counted, announcement): (Bool, String?) = state.withLock { state in
-            guard var pipeline = state.pipelines[sender] else { return (false, nil) }
-            defer { state.pipelines[sender] = pipeline }
-            pipeline.uid = uid
-            state.users[uid, default: Usage()] += pipeline.usage
-            guard var episode = pipeline.episode, !episode.announced else { return (true, nil) }
-            episode.announced = true
-            pipeline.episode = episode
-            return (true, startMessage(sender: sender, uid: uid, usage: pipeline.usage, user: state.users[uid]!))
+            state.withExistingPipeline(of: sender) { pipeline, users in
+                pipeline.uid = uid
+                users[uid, default: Usage()] += pipeline.usage
+                guard var episode = pipeline.episode, !episode.announced else { return (true, nil) }
+                episode.announced = true
+                pipeline.episode = episode
+                return (true, startMessage(sender: sender, uid: uid, usage: pipeline.usage, user: users[uid]!))
+            } ?? (false, nil)
         }
         if let announcement { log(.warning, announcement) }
         return counted
@@ -241,12 +247,12 @@ final class CallerDirectory: Sendable {
                 user -= usage
                 state.users[uid] = user.requests > 0 ? user : nil
             }
-            guard let index = state.pipelines.index(forKey: sender) else { return nil }
-            state.pipelines.values[index].usage -= usage
-            let pipeline = state.pipelines.values[index]
-            guard let episode = pipeline.episode, limits.perClient.hasDrained(pipeline.usage) else { return nil }
-            state.pipelines.values[index].episode = nil
-            return endMessage(sender: sender, uid: pipeline.uid, episode, ending: "its queue drained")
+            return state.withExistingPipeline(of: sender) { pipeline, _ in
+                pipeline.usage -= usage
+                guard let episode = pipeline.episode, limits.perClient.hasDrained(pipeline.usage) else { return nil }
+                pipeline.episode = nil
+                return endMessage(sender: sender, uid: pipeline.uid, episode, ending: "its queue drained")
+            } ?? nil
         }
         if let ended { log(.notice, ended) }
     }
