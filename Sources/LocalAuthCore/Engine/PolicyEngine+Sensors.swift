@@ -83,12 +83,10 @@ extension PolicyEngine {
 
     /// The claim events of the contexts marked dirty, per sensor: releases first, then new claims
     /// in evaluation order. Clears ``dirty`` and queues those contexts for publication.
-    private func takeClaimEvents() -> [BiometricModality: [SensorArbiter.Event]] {
-        // `init()`, not `[:]`: under -Osize the empty literal calls the unspecialised literal
-        // initialiser, which looks up the tuple type's metadata at run time (~600 instructions).
-        guard !dirty.isEmpty else { return .init() }
-        var events = [BiometricModality: [SensorArbiter.Event]]()
-        var newcomers = [BiometricModality: [(serial: UInt64, id: ContextID)]]()
+    private func takeClaimEvents() -> ModalityMap<[SensorArbiter.Event]> {
+        guard !dirty.isEmpty else { return ModalityMap() }
+        var events = ModalityMap<[SensorArbiter.Event]>()
+        var newcomers = ModalityMap<[(serial: UInt64, id: ContextID)]>()
         for id in dirty {
             let evaluation = contexts[id]?.evaluation
             let wanted = (evaluation?.machine.wantedSensors ?? []).subtracting(heldBackSensors(id))
@@ -228,7 +226,7 @@ extension PolicyEngine {
     private func publishChanges() {
         // Only after settleRoundLimit rounds can contexts still be dirty here.
         if !dirty.isEmpty { _ = stepSensors() }
-        let held = Set(savingAttempts.values)
+        let held = savingAttempts.values
         for id in pendingPublication where !held.contains(id) {
             guard let record = contexts[id] else { continue }
             let now = ContextRecord.Published(state: state(of: record), listening: listening(id))
@@ -245,7 +243,11 @@ extension PolicyEngine {
                 show(PromptText.waiting(for: evaluation.machine.wantedSensors, options: record.options), on: id)
             }
         }
-        pendingPublication = pendingPublication.intersection(held)
+        if savingAttempts.isEmpty {
+            pendingPublication.removeAll(keepingCapacity: true)
+        } else {
+            pendingPublication = pendingPublication.intersection(held)
+        }
         let turnLength = configuration.sensorTurnLength
         let deadline = (contexts.values.compactMap { $0.evaluation?.deadline }
             + sensorArbiters.values.compactMap { $0.turnDeadline(length: turnLength) }).min { $0.seconds < $1.seconds }

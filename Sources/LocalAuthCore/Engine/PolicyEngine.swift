@@ -56,8 +56,8 @@ public actor PolicyEngine {
     let environment: Environment
     /// Runs every passcode hash and check, fairly per user; nil when the passcode backend is not enabled.
     public nonisolated let passcodeWork: PasscodeWorkScheduler?
-    /// Enabled biometric backends, at most one per modality, in configuration order.
-    let backends: [BiometricModality: any BiometricBackend]
+    /// Enabled biometric backends, at most one per modality.
+    let backends: ModalityMap<any BiometricBackend>
     /// What `Backends` lists, in configuration order (the passcode backend among them when enabled).
     let listed: [any ListedBackend]
 
@@ -75,15 +75,15 @@ public actor PolicyEngine {
     var lastContextNumber: UInt64 = 0
     var lastSerial: UInt64 = 0
     /// Per sensor: the contexts whose evaluation wants it, and which of them holds it.
-    var sensorArbiters: [BiometricModality: SensorArbiter] = [:]
+    var sensorArbiters = ModalityMap<SensorArbiter>()
     /// Per sensor: the context and session it is armed for.
-    var armedSessions: [BiometricModality: (context: ContextID, session: SensorSession)] = [:]
+    var armedSessions = ModalityMap<(context: ContextID, session: SensorSession)>()
     var lastSessionID: UInt64 = 0
     /// Per sensor: the context whose attempt is being saved (PolicyEngine+Sensors.swift). The
     /// sensor's next attempt waits in `attemptsWaitingForSave`, and the context is not published,
     /// until the attempt is reported: attempts apply one at a time, as if each were saved at once.
-    var savingAttempts: [BiometricModality: ContextID] = [:]
-    var attemptsWaitingForSave: [BiometricModality: [CheckedContinuation<Void, Never>]] = [:]
+    var savingAttempts = ModalityMap<ContextID>()
+    var attemptsWaitingForSave = ModalityMap<[CheckedContinuation<Void, Never>]>()
     /// Contexts whose evaluation or sensors changed since the last ``settle()``: their claims are
     /// brought up to date then.
     var dirty: Set<ContextID> = []
@@ -108,7 +108,7 @@ public actor PolicyEngine {
     ///   - listed: what ``backendStatus()`` reports, in order; nil: `backends`.
     public init(configuration: Configuration, backends: [any BiometricBackend], listed: [any ListedBackend]? = nil,
                 environment: Environment) throws(LocalAuthError) {
-        var byModality: [BiometricModality: any BiometricBackend] = [:]
+        var byModality = ModalityMap<any BiometricBackend>()
         for backend in backends {
             guard byModality[backend.modality] == nil else {
                 throw LocalAuthError(.invalidArgument, "Two backends for the \(backend.modality.rawValue) sensor; enable only one.")
