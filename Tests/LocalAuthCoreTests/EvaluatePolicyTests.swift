@@ -258,6 +258,32 @@ struct EvaluatePolicyTests {
         #expect(h.observer.lastDeadline == nil)
     }
 
+    /// Only running evaluations have deadlines; one that ends by Invalidate or because its client
+    /// left takes its deadline with it.
+    @Test func theNextDeadlineFollowsTheRunningEvaluations() async throws {
+        var configuration = Configuration()
+        configuration.evaluationTimeout = 30
+        let h = try await ready(configuration: configuration)
+        try await h.setUp(H.bob, fingers: ["left-thumb"])
+        let start = h.clock.uptime()
+        _ = try await h.context()
+        let aliceContext = try await h.context()
+        let alice = await h.begin(bio, on: aliceContext)
+        #expect(h.observer.lastDeadline == start.advanced(by: 30))
+        h.clock.advance(by: 5)
+        try await h.engine.invalidate(context: aliceContext, caller: H.alice.client)
+        #expect(await alice.errorCode == .appCancel)
+        #expect(h.observer.lastDeadline == nil)
+        let bob = await h.begin(bio, on: try await h.context(H.bob), by: H.bob)
+        #expect(h.observer.lastDeadline == start.advanced(by: 35))
+        await h.engine.clientDisconnected(H.bob.client)
+        #expect(await bob.errorCode == .systemCancel)
+        #expect(h.observer.lastDeadline == nil)
+        h.clock.advance(by: 60)
+        await h.engine.handleDeadlines()
+        #expect(h.observer.lastDeadline == nil)
+    }
+
     @Test func shutdownEndsEvaluationsWithSystemCancelAndRefusesNewOnes() async throws {
         let h = try await ready()
         let context = try await h.context()

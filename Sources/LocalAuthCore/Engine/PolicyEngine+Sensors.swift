@@ -249,8 +249,8 @@ extension PolicyEngine {
             pendingPublication = pendingPublication.intersection(held)
         }
         let turnLength = configuration.sensorTurnLength
-        let deadline = (contexts.values.compactMap { $0.evaluation?.deadline }
-            + sensorArbiters.values.compactMap { $0.turnDeadline(length: turnLength) }).min { $0.seconds < $1.seconds }
+        let deadline = (evaluationDeadlines.values + sensorArbiters.values.compactMap { $0.turnDeadline(length: turnLength) })
+            .min { $0.seconds < $1.seconds }
         if deadline != publishedDeadline {
             publishedDeadline = deadline
             environment.observer?.nextDeadlineChanged(deadline)

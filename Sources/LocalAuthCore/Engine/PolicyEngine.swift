@@ -72,6 +72,10 @@ public actor PolicyEngine {
     var users: [UInt32: UserRecord] = [:] {
         didSet { announceUserChanges(from: oldValue) }
     }
+    /// The deadline of every running evaluation that has one (``RunningEvaluation/deadline``), so
+    /// that finding the next one walks these rather than every context: idle contexts cost the
+    /// other clients' calls nothing.
+    var evaluationDeadlines: [ContextID: BootTime] = [:]
     var lastContextNumber: UInt64 = 0
     var lastSerial: UInt64 = 0
     /// Per sensor: the contexts whose evaluation wants it, and which of them holds it.
@@ -256,6 +260,7 @@ public actor PolicyEngine {
             handle(.ended(.appCancel), on: id)
         }
         contexts[id] = nil
+        evaluationDeadlines[id] = nil
         liveContextsByClient[caller, default: 1] -= 1
         if liveContextsByClient[caller] == 0 { liveContextsByClient[caller] = nil }
         countRemoval(of: record)
@@ -286,6 +291,7 @@ public actor PolicyEngine {
                 evaluation.reply(.failure(result))
             }
             contexts[id] = nil
+            evaluationDeadlines[id] = nil
             countRemoval(of: record)
             dirty.insert(id)
         }
@@ -316,9 +322,9 @@ public actor PolicyEngine {
     /// fired, and a wake that came early must not leave the remaining evaluations without one.
     public func handleDeadlines() {
         let now = environment.clock.uptime()
-        for (id, record) in contexts {
-            guard let evaluation = record.evaluation, let deadline = evaluation.deadline, deadline.remaining(from: now) == 0 else { continue }
+        for (id, deadline) in evaluationDeadlines where deadline.remaining(from: now) == 0 {
             finish(id, .failure(LocalAuthError(.systemCancel, "The evaluation timed out after \(Int(configuration.evaluationTimeout)) s; try again.")))
+            evaluationDeadlines[id] = nil
         }
         for modality in BiometricModality.allCases {
             performSensorActions(sensorArbiters[modality]?.apply([.turnMayBeDue], at: now, turnLength: configuration.sensorTurnLength) ?? [],
@@ -434,9 +440,10 @@ public actor PolicyEngine {
         let limits = Dictionary(uniqueKeysWithValues: BiometricModality.allCases.map { ($0, configuration.attemptsPerEvaluation($0)) })
         let (machine, action) = Evaluation.start(kind: policy.kind, usable: usable, attemptLimits: limits)
         let timeout = configuration.evaluationTimeout
+        let deadline = timeout > 0 ? now.uptime.advanced(by: timeout) : nil
         contexts[id]?.evaluation = RunningEvaluation(
-            machine: machine, policy: policy, reason: reason, serial: lastSerial,
-            deadline: timeout > 0 ? now.uptime.advanced(by: timeout) : nil, reply: reply)
+            machine: machine, policy: policy, reason: reason, serial: lastSerial, deadline: deadline, reply: reply)
+        evaluationDeadlines[id] = deadline
         if let agent = plan.agent { openSheet(id, agent: agent, usable: usable, askFace: plan.askFace) }
         dirty.insert(id)
         perform(action, on: id)
@@ -473,6 +480,7 @@ public actor PolicyEngine {
     func finish(_ id: ContextID, _ result: Result<EvaluationSuccess, LocalAuthError>) {
         guard let record = contexts[id], let evaluation = record.evaluation else { return }
         contexts[id]?.evaluation = nil
+        evaluationDeadlines[id] = nil
         closeSheet(id, result)
         dirty.insert(id)
         if case .success(let success) = result {
