@@ -73,7 +73,7 @@ extension PolicyEngine {
         if let refusal = user.ledger.passcodeRefusal(at: now) { throw refusal }
         try requireSavedLedger(of: uid)
 
-        users[uid]?.ledger.recordPasscodeFailure(at: now, schedule: configuration.passcodeSchedule)
+        updateUser(uid) { $0.ledger.recordPasscodeFailure(at: now, schedule: configuration.passcodeSchedule) }
         // Not compared unless counted durably; the count stays in memory either way. The actor
         // serves others meanwhile; a concurrent guess of this user counts on top of this one.
         try await saveLedgerDurably(of: uid)
@@ -94,7 +94,7 @@ extension PolicyEngine {
             }
             return .wrong
         }
-        users[uid]?.ledger.recordPasscodeSuccess()
+        updateUser(uid) { $0.ledger.recordPasscodeSuccess() }
         // A success only lowers counts: if it cannot be saved, the stricter saved ones stay in force on disk.
         try? await saveLedgerDurably(of: uid)
         return .correct
@@ -242,7 +242,7 @@ extension PolicyEngine {
             throw LocalAuthError(.serviceFailure, "Could not save the reset ledger of uid \(uid): \(error.message)")
         }
         record.ledgerUnsaved = false
-        users[uid] = record
+        updateUser(uid) { $0 = record }
         recordAudit(AuditEntry(.administratorReset, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: "reset", message: "An administrator (uid \(caller.uid)) cleared every counter and lock of uid \(uid)."))
     }
@@ -261,12 +261,17 @@ extension PolicyEngine {
 
     /// Tells the observer about every user whose record differs from `old`; loading a record
     /// (none in `old`) changes nobody's state.
-    func announceUserChanges(from old: [UInt32: UserRecord]) {
-        guard let observer = environment.observer else { return }
-        for (uid, record) in users {
-            guard let before = old[uid], before != record else { continue }
-            observer.userStateChanged(uid, userState(of: record))
-        }
+    /// Changes a loaded user's record in place and announces a change to the observer
+    /// (``EngineObserver/userStateChanged(_:_:)``); nil, and `change` not run, if the user is not loaded.
+    /// Only this user's record is compared: a `didSet` on ``users`` copied and compared them all.
+    @discardableResult
+    func updateUser<Result>(_ uid: UInt32, _ change: (inout UserRecord) -> Result) -> Result? {
+        guard let index = users.index(forKey: uid) else { return nil }
+        let before = users.values[index]
+        let result = change(&users.values[index])
+        let after = users.values[index]
+        if after != before { environment.observer?.userStateChanged(uid, userState(of: after)) }
+        return result
     }
 
     // MARK: Loading and saving
@@ -331,13 +336,13 @@ extension PolicyEngine {
         switch outcome {
         case .failure(let error):
             if !record.ledgerUnsaved {
-                users[uid]?.ledgerUnsaved = true
+                updateUser(uid) { $0.ledgerUnsaved = true }
                 reportStateError("Could not save the lockout ledger of uid \(uid) (\(error.message)); its counts stay in force in memory and its attempts are refused until the ledger can be saved. Free disk space or make the state directory writable.", user: uid)
             }
             throw Self.unsaveableLedger
         case .success:
             if record.ledgerUnsaved {
-                users[uid]?.ledgerUnsaved = false
+                updateUser(uid) { $0.ledgerUnsaved = false }
                 recordAudit(AuditEntry(.stateError, severity: .notice, user: uid, result: "recovered",
                                        message: "The lockout ledger of uid \(uid) could be saved again; its attempts are accepted again."))
             }
@@ -369,10 +374,10 @@ extension PolicyEngine {
             reportStateError("Could not save the profile of uid \(uid): \(error.message)", user: uid)
             throw LocalAuthError(.serviceFailure, "Could not save the change (\(error.message)); nothing was changed.")
         }
-        users[uid]?.profile = profile
+        updateUser(uid) { $0.profile = profile }
         // A recent unlock vouched for the user as they authenticated then, not as they do now.
         if users[uid]?.ledger.lastUnlockMatch != nil {
-            users[uid]?.ledger.endReuseWindow()
+            updateUser(uid) { $0.ledger.endReuseWindow() }
             // The change itself is saved; an unsaved ledger is flagged and refuses attempts until saved.
             try? persistLedger(of: uid)
         }

@@ -168,7 +168,8 @@ extension PolicyEngine {
                 finish(id, .failure(error))
                 return nil
             }
-            users[uid]?.ledger.recordBiometricMatch(unlockAt: record.options.isUnlockContext ? environment.clock.now() : nil)
+            let unlockAt = record.options.isUnlockContext ? environment.clock.now() : nil
+            updateUser(uid) { $0.ledger.recordBiometricMatch(unlockAt: unlockAt) }
             // The saved ledger is the one in memory (requireSavedLedger above): a match that changed
             // nothing (no failures to clear, not an unlock) has nothing to save.
             if users[uid]?.ledger != user.ledger { return saving(.matched) }
@@ -179,7 +180,8 @@ extension PolicyEngine {
                 return nil
             }
             // A match of a label the user no longer has enrolled is a no-match.
-            let lockedNow = users[uid]!.ledger.recordBiometricFailure(maxFailures: configuration.biometryMaxFailures)
+            let maxFailures = configuration.biometryMaxFailures
+            let lockedNow = updateUser(uid) { $0.ledger.recordBiometricFailure(maxFailures: maxFailures) } ?? true
             return saving(.noMatch(lockedNow: lockedNow))
         case .retry(let reason):
             handle(.retry(modality, reason), on: id)

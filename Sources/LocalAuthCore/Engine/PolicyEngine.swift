@@ -68,10 +68,9 @@ public actor PolicyEngine {
     /// Invalidated contexts: owner by id, and per client in invalidation order (oldest first).
     var invalidatedOwners: [ContextID: ClientID] = [:]
     var invalidatedByClient: [ClientID: [ContextID]] = [:]
-    /// Every change is announced to the observer (``EngineObserver/userStateChanged(_:_:)``).
-    var users: [UInt32: UserRecord] = [:] {
-        didSet { announceUserChanges(from: oldValue) }
-    }
+    /// The users loaded so far (``userRecord(_:)``). A loaded user's record changes through
+    /// ``updateUser(_:_:)``, which announces the change.
+    var users: [UInt32: UserRecord] = [:]
     /// The deadline of every running evaluation that has one (``RunningEvaluation/deadline``), so
     /// that finding the next one walks these rather than every context: idle contexts cost the
     /// other clients' calls nothing.
