@@ -14,14 +14,10 @@ final class BusObserver: EngineObserver {
         var source: (any DispatchSourceTimer)?
     }
 
-    private struct Published {
-        let owner: ClientID
-        var values: [String: DBusValue]
-    }
-
     let connection: DBusConnection
     private let clock: any WallClock
-    private let published = Mutex<[ContextID: Published]>([:])
+    /// What each context's last `PropertiesChanged` (or none yet) left its owner knowing.
+    private let published = Mutex<[ContextID: ContextSnapshot]>([:])
     private let watchers = Mutex<UserStateWatchers>(UserStateWatchers())
     /// The `Backends` value last announced; nil before the first.
     private let backends = Mutex<DBusValue?>(nil)
@@ -61,12 +57,11 @@ final class BusObserver: EngineObserver {
             try? connection.emit(invalidation, path: path, destination: snapshot.owner.rawValue)
             return
         }
-        let values = ContextObject.properties(of: snapshot)
-        let changed = published.withLock { published -> [String: DBusValue] in
-            let before = published[snapshot.id]?.values ?? [:]
-            published[snapshot.id] = Published(owner: snapshot.owner, values: values)
-            return values.filter { before[$0.key] != $0.value }
+        let before = published.withLock { published in
+            defer { published[snapshot.id] = snapshot }
+            return published[snapshot.id]
         }
+        let changed = ContextObject.properties(of: snapshot, changedFrom: before)
         guard !changed.isEmpty else { return }
         try? connection.emitSignal(
             path: path, interface: DBusPropertyRequest.interface, member: "PropertiesChanged",

@@ -83,16 +83,25 @@ struct ContextObject: Sendable {
         return ContextID(number)
     }
 
-    static func properties(of snapshot: ContextSnapshot) -> [String: DBusValue] {
-        [
-            "BiometryType": .uint32(UInt32(snapshot.biometryType.rawValue)),
-            "LocalizedFallbackTitle": .string(snapshot.options.localizedFallbackTitle),
-            "LocalizedCancelTitle": .string(snapshot.options.localizedCancelTitle),
-            "InteractionNotAllowed": .bool(snapshot.options.interactionNotAllowed),
-            "AllowableReuseDuration": .double(snapshot.options.allowableReuseDuration),
-            "EvaluatedPolicyDomainState": .bytes(snapshot.evaluatedPolicyDomainState),
-            "State": .string(snapshot.state.rawValue),
-        ]
+    /// The properties of `snapshot` whose values differ from those of `before`; all seven without it.
+    /// Compares the snapshot's fields, so that an announcement that changed nothing builds nothing.
+    static func properties(of snapshot: ContextSnapshot, changedFrom before: ContextSnapshot? = nil) -> [String: DBusValue] {
+        let options = snapshot.options, old = before?.options
+        var values = [String: DBusValue]()
+        if before?.biometryType != snapshot.biometryType { values["BiometryType"] = .uint32(UInt32(snapshot.biometryType.rawValue)) }
+        if old?.localizedFallbackTitle != options.localizedFallbackTitle {
+            values["LocalizedFallbackTitle"] = .string(options.localizedFallbackTitle)
+        }
+        if old?.localizedCancelTitle != options.localizedCancelTitle { values["LocalizedCancelTitle"] = .string(options.localizedCancelTitle) }
+        if old?.interactionNotAllowed != options.interactionNotAllowed { values["InteractionNotAllowed"] = .bool(options.interactionNotAllowed) }
+        if old?.allowableReuseDuration != options.allowableReuseDuration {
+            values["AllowableReuseDuration"] = .double(options.allowableReuseDuration)
+        }
+        if before?.evaluatedPolicyDomainState != snapshot.evaluatedPolicyDomainState {
+            values["EvaluatedPolicyDomainState"] = .bytes(snapshot.evaluatedPolicyDomainState)
+        }
+        if before?.state != snapshot.state { values["State"] = .string(snapshot.state.rawValue) }
+        return values
     }
 
     static func policy(_ raw: UInt32) throws(DBusError) -> LAPolicy {
