@@ -193,7 +193,7 @@ extension PolicyEngine {
         remember(caller)
         let uid = caller.uid
         let backend = try enabledBackend(modality)
-        guard userRecord(uid).profile.labels(of: modality).contains(label) else {
+        guard userRecord(uid).profile.isEnrolled(modality, label: label) else {
             throw LocalAuthError(.invalidArgument, "The \(modality.rawValue) \"\(DisplayText.escaped(label, limit: 64))\" is not enrolled.")
         }
         let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)

@@ -159,7 +159,7 @@ extension PolicyEngine {
                           commit: submitLedger(of: uid))
         }
         switch attempt {
-        case .match(let label) where user.profile.labels(of: modality).contains(label):
+        case .match(let label) where user.profile.isEnrolled(modality, label: label):
             guard !user.ledger.biometryLockedOut else {
                 handle(.biometryLockedOut, on: id)
                 return nil

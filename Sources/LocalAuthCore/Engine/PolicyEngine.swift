@@ -75,6 +75,8 @@ public actor PolicyEngine {
     /// that finding the next one walks these rather than every context: idle contexts cost the
     /// other clients' calls nothing.
     var evaluationDeadlines: [ContextID: BootTime] = [:]
+    /// Each user's last domain state and the profile it was computed from (``domainState(of:)``).
+    var domainStates: [UInt32: (profile: UserProfile, state: [UInt8])] = [:]
     var lastContextNumber: UInt64 = 0
     var lastSerial: UInt64 = 0
     /// Per sensor: the contexts whose evaluation wants it, and which of them holds it.
@@ -521,7 +523,9 @@ public actor PolicyEngine {
 
     /// Sensors that are connected and have at least one of the user's enrollments.
     func usableSensors(for profile: UserProfile) -> Set<BiometricModality> {
-        Set(backends.values.filter { $0.isAvailable && !profile.labels(of: $0.modality).isEmpty }.map(\.modality))
+        var usable = Set<BiometricModality>()
+        for backend in backends.values where backend.isAvailable && profile.isEnrolled(backend.modality) { usable.insert(backend.modality) }
+        return usable
     }
 
     func preferredBiometryType() -> LABiometryType {
@@ -533,8 +537,13 @@ public actor PolicyEngine {
         return .none
     }
 
+    /// The user's `evaluatedPolicyDomainState`, hashed again only when the profile changed.
     func domainState(of user: UInt32) -> [UInt8] {
-        environment.domainStateHasher.domainState(user: user, profile: userRecord(user).profile)
+        let profile = userRecord(user).profile
+        if let cached = domainStates[user], cached.profile == profile { return cached.state }
+        let state = environment.domainStateHasher.domainState(user: user, profile: profile)
+        domainStates[user] = (profile, state)
+        return state
     }
 
     private func countRemoval(of record: ContextRecord) {

@@ -15,6 +15,11 @@ public struct UserProfile: Codable, Sendable, Hashable {
 
     public var hasPasscode: Bool { passcodeHash != nil }
 
+    /// Whether anything of `modality` is enrolled; with `label`, whether that is.
+    public func isEnrolled(_ modality: BiometricModality, label: String? = nil) -> Bool {
+        enrollments.contains { $0.modality == modality && (label == nil || $0.label == label) }
+    }
+
     public func labels(of modality: BiometricModality) -> [String] {
         enrollments.filter { $0.modality == modality }.map(\.label)
     }
