@@ -18,7 +18,10 @@ struct FaceConsentTests {
         var result: [String: Bool] = [:]
         for element in elements {
             let fields = try #require(element.structure)
-            result[try #require(fields[0].string)] = try #require(fields[1].bool)
+            // Unwrapped before the assignment: as the value of a `[String: Bool]` subscript, `#require`
+            // would take `Bool?` as its result type and never fail.
+            let allowed: Bool = try #require(fields[1].bool)
+            result[try #require(fields[0].string)] = allowed
         }
         return result
     }
