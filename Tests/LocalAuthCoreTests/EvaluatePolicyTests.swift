@@ -258,8 +258,8 @@ struct EvaluatePolicyTests {
         #expect(h.observer.lastDeadline == nil)
     }
 
-    /// Only running evaluations have deadlines; one that ends by Invalidate or because its client
-    /// left takes its deadline with it.
+    /// Only running evaluations have deadlines; one that ends — by a match, by Invalidate, because its
+    /// client left, or at shutdown — takes its deadline with it, and idle contexts have none.
     @Test func theNextDeadlineFollowsTheRunningEvaluations() async throws {
         var configuration = Configuration()
         configuration.evaluationTimeout = 30
@@ -267,17 +267,30 @@ struct EvaluatePolicyTests {
         try await h.setUp(H.bob, fingers: ["left-thumb"])
         let start = h.clock.uptime()
         _ = try await h.context()
-        let aliceContext = try await h.context()
-        let alice = await h.begin(bio, on: aliceContext)
+        let matched = await h.begin(bio, on: try await h.context())
         #expect(h.observer.lastDeadline == start.advanced(by: 30))
-        h.clock.advance(by: 5)
-        try await h.engine.invalidate(context: aliceContext, caller: H.alice.client)
-        #expect(await alice.errorCode == .appCancel)
+        try await h.fingerprint.touch("right-index-finger")
+        #expect(try await matched.result.get() == .biometricMatch(.fingerprint))
         #expect(h.observer.lastDeadline == nil)
-        let bob = await h.begin(bio, on: try await h.context(H.bob), by: H.bob)
+
+        h.clock.advance(by: 5)
+        let aliceContext = try await h.context()
+        let invalidated = await h.begin(bio, on: aliceContext)
+        #expect(h.observer.lastDeadline == start.advanced(by: 35))
+        try await h.engine.invalidate(context: aliceContext, caller: H.alice.client)
+        #expect(await invalidated.errorCode == .appCancel)
+        #expect(h.observer.lastDeadline == nil)
+
+        let left = await h.begin(bio, on: try await h.context(H.bob), by: H.bob)
         #expect(h.observer.lastDeadline == start.advanced(by: 35))
         await h.engine.clientDisconnected(H.bob.client)
-        #expect(await bob.errorCode == .systemCancel)
+        #expect(await left.errorCode == .systemCancel)
+        #expect(h.observer.lastDeadline == nil)
+
+        let stopped = await h.begin(bio, on: try await h.context())
+        #expect(h.observer.lastDeadline == start.advanced(by: 35))
+        await h.engine.shutdown()
+        #expect(await stopped.errorCode == .systemCancel)
         #expect(h.observer.lastDeadline == nil)
         h.clock.advance(by: 60)
         await h.engine.handleDeadlines()

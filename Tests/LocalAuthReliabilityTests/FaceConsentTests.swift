@@ -20,7 +20,7 @@ struct FaceConsentTests {
             let fields = try #require(element.structure)
             // Unwrapped before the assignment: as the value of a `[String: Bool]` subscript, `#require`
             // would take `Bool?` as its result type and never fail.
-            let allowed: Bool = try #require(fields[1].bool)
+            let allowed = try #require(fields[1].bool as Bool?)
             result[try #require(fields[0].string)] = allowed
         }
         return result

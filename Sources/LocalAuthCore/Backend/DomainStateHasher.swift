@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// Computes `evaluatedPolicyDomainState`: 32 bytes that change whenever a user's biometric
-/// enrollments change, keyed with a per-installation secret so the value reveals nothing.
+/// enrollments change, keyed with a per-installation secret so the value reveals nothing. A pure
+/// function of the user and the profile: the engine keeps the result until the profile changes.
 public protocol DomainStateHasher: Sendable {
     func domainState(user: UInt32, profile: UserProfile) -> [UInt8]
 }

@@ -39,8 +39,6 @@ struct RunningEvaluation: Sendable {
     let reason: String
     /// Orders sensor claims (oldest first) and tells evaluations of one context apart.
     let serial: UInt64
-    /// When `evaluation_timeout` ends it, on the boot clock so that setting the date cannot move it.
-    let deadline: BootTime?
     /// Called once, when the evaluation ends.
     let reply: @Sendable (Result<EvaluationSuccess, LocalAuthError>) -> Void
 }

@@ -73,7 +73,8 @@ extension PolicyEngine {
         if let refusal = user.ledger.passcodeRefusal(at: now) { throw refusal }
         try requireSavedLedger(of: uid)
 
-        updateUser(uid) { $0.ledger.recordPasscodeFailure(at: now, schedule: configuration.passcodeSchedule) }
+        let schedule = configuration.passcodeSchedule
+        updateUser(uid) { $0.ledger.recordPasscodeFailure(at: now, schedule: schedule) }
         // Not compared unless counted durably; the count stays in memory either way. The actor
         // serves others meanwhile; a concurrent guess of this user counts on top of this one.
         try await saveLedgerDurably(of: uid)
@@ -259,19 +260,21 @@ extension PolicyEngine {
                          passcodeLockedOut: user.ledger.passcodeLockedOut, requireAttention: user.profile.requireAttention)
     }
 
-    /// Tells the observer about every user whose record differs from `old`; loading a record
-    /// (none in `old`) changes nobody's state.
     /// Changes a loaded user's record in place and announces a change to the observer
-    /// (``EngineObserver/userStateChanged(_:_:)``); nil, and `change` not run, if the user is not loaded.
-    /// Only this user's record is compared: a `didSet` on ``users`` copied and compared them all.
+    /// (``EngineObserver/userStateChanged(_:_:)``); nil, and `change` not run, if the user is not
+    /// loaded (loading a record changes nobody's state). Only this user's record is compared: a
+    /// `didSet` on ``users`` copied and compared them all. A changed profile drops the user's
+    /// cached domain state.
     @discardableResult
-    func updateUser<Result>(_ uid: UInt32, _ change: (inout UserRecord) -> Result) -> Result? {
+    func updateUser<Value>(_ uid: UInt32, _ change: (inout UserRecord) -> Value) -> Value? {
         guard let index = users.index(forKey: uid) else { return nil }
         let before = users.values[index]
-        let result = change(&users.values[index])
+        let value = change(&users.values[index])
         let after = users.values[index]
-        if after != before { environment.observer?.userStateChanged(uid, userState(of: after)) }
-        return result
+        guard after != before else { return value }
+        if after.profile != before.profile { domainStates[uid] = nil }
+        environment.observer?.userStateChanged(uid, userState(of: after))
+        return value
     }
 
     // MARK: Loading and saving

@@ -181,7 +181,8 @@ extension PolicyEngine {
             }
             // A match of a label the user no longer has enrolled is a no-match.
             let maxFailures = configuration.biometryMaxFailures
-            let lockedNow = updateUser(uid) { $0.ledger.recordBiometricFailure(maxFailures: maxFailures) } ?? true
+            // Loaded by `userRecord(uid)` above.
+            let lockedNow = updateUser(uid) { $0.ledger.recordBiometricFailure(maxFailures: maxFailures) }!
             return saving(.noMatch(lockedNow: lockedNow))
         case .retry(let reason):
             handle(.retry(modality, reason), on: id)
@@ -246,7 +247,7 @@ extension PolicyEngine {
             }
         }
         if savingAttempts.isEmpty {
-            pendingPublication.removeAll(keepingCapacity: true)
+            pendingPublication.removeAll(keepingCapacity: pendingPublication.capacity <= 64)
         } else {
             pendingPublication = pendingPublication.intersection(held)
         }

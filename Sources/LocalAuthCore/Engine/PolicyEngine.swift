@@ -71,12 +71,12 @@ public actor PolicyEngine {
     /// The users loaded so far (``userRecord(_:)``). A loaded user's record changes through
     /// ``updateUser(_:_:)``, which announces the change.
     var users: [UInt32: UserRecord] = [:]
-    /// The deadline of every running evaluation that has one (``RunningEvaluation/deadline``), so
-    /// that finding the next one walks these rather than every context: idle contexts cost the
-    /// other clients' calls nothing.
+    /// When `evaluation_timeout` ends each running evaluation, on the boot clock so that setting
+    /// the date cannot move it; kept here rather than in the evaluation so that finding the next
+    /// deadline walks these rather than every context: idle contexts cost the other clients' calls nothing.
     var evaluationDeadlines: [ContextID: BootTime] = [:]
-    /// Each user's last domain state and the profile it was computed from (``domainState(of:)``).
-    var domainStates: [UInt32: (profile: UserProfile, state: [UInt8])] = [:]
+    /// Each loaded user's domain state, once asked for (``domainState(of:)``).
+    var domainStates: [UInt32: [UInt8]] = [:]
     var lastContextNumber: UInt64 = 0
     var lastSerial: UInt64 = 0
     /// Per sensor: the contexts whose evaluation wants it, and which of them holds it.
@@ -443,7 +443,7 @@ public actor PolicyEngine {
         let timeout = configuration.evaluationTimeout
         let deadline = timeout > 0 ? now.uptime.advanced(by: timeout) : nil
         contexts[id]?.evaluation = RunningEvaluation(
-            machine: machine, policy: policy, reason: reason, serial: lastSerial, deadline: deadline, reply: reply)
+            machine: machine, policy: policy, reason: reason, serial: lastSerial, reply: reply)
         evaluationDeadlines[id] = deadline
         if let agent = plan.agent { openSheet(id, agent: agent, usable: usable, askFace: plan.askFace) }
         dirty.insert(id)
@@ -537,12 +537,12 @@ public actor PolicyEngine {
         return .none
     }
 
-    /// The user's `evaluatedPolicyDomainState`, hashed again only when the profile changed.
+    /// The user's `evaluatedPolicyDomainState`, hashed again only after the profile changed
+    /// (``updateUser(_:_:)`` drops it).
     func domainState(of user: UInt32) -> [UInt8] {
-        let profile = userRecord(user).profile
-        if let cached = domainStates[user], cached.profile == profile { return cached.state }
-        let state = environment.domainStateHasher.domainState(user: user, profile: profile)
-        domainStates[user] = (profile, state)
+        if let cached = domainStates[user] { return cached }
+        let state = environment.domainStateHasher.domainState(user: user, profile: userRecord(user).profile)
+        domainStates[user] = state
         return state
     }
 
