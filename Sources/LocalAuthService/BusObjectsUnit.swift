@@ -41,8 +41,8 @@ struct BusObjectsUnit: DaemonUnit {
                     // Again after its queued requests: an Enroll among them may have started since.
                     enrollments.cancel(client)
                     let dropped = await engine.clientDisconnected(client)
-                    observer.forget(client)
-                    trimmer.released(contexts: dropped)
+                    observer.forget(client, contexts: dropped)
+                    trimmer.released(contexts: dropped.count)
                 }
             }
             try await connection.requestName(LocalAuthBusNames.busName)

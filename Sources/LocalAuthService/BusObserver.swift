@@ -69,9 +69,12 @@ final class BusObserver: EngineObserver {
             destination: snapshot.owner.rawValue)
     }
 
-    /// Forgets what was announced to a client that left.
-    func forget(_ owner: ClientID) {
-        published.withLock { $0 = $0.filter { $0.value.owner != owner } }
+    /// Forgets what was announced to a client that left, about `contexts`, those it still had
+    /// (the others were forgotten when invalidated).
+    func forget(_ owner: ClientID, contexts: [ContextID]) {
+        published.withLock { published in
+            for id in contexts { published[id] = nil }
+        }
         watchers.withLock { $0.remove(owner) }
     }
 

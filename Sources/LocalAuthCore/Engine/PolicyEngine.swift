@@ -62,7 +62,8 @@ public actor PolicyEngine {
     let listed: [any ListedBackend]
 
     var contexts: [ContextID: ContextRecord] = [:]
-    var liveContextsByClient: [ClientID: Int] = [:]
+    /// Live contexts per client, oldest first: its share, and what goes away when it leaves.
+    var liveContextsByClient: [ClientID: [ContextID]] = [:]
     /// Live contexts per uid of the connections that created them (root's included, though not limited).
     var liveContextsByUser: [UInt32: Int] = [:]
     /// Invalidated contexts: owner by id, and per client in invalidation order (oldest first).
@@ -161,7 +162,7 @@ public actor PolicyEngine {
         lastContextNumber += 1
         let id = ContextID(lastContextNumber)
         contexts[id] = ContextRecord(id: id, owner: caller.client, ownerUID: caller.uid, user: options.user ?? caller.uid, options: options)
-        liveContextsByClient[caller.client, default: 0] += 1
+        liveContextsByClient[caller.client, default: []].append(id)
         liveContextsByUser[caller.uid, default: 0] += 1
         return id
     }
@@ -171,7 +172,7 @@ public actor PolicyEngine {
     /// ``Configuration/rootReservedContexts`` are its alone, so logins and sudo work however many
     /// contexts other users hold.
     private func checkContextLimits(for caller: Caller) throws(LocalAuthError) {
-        guard liveContextsByClient[caller.client, default: 0] < configuration.maxContextsPerClient else {
+        guard liveContextsByClient[caller.client]?.count ?? 0 < configuration.maxContextsPerClient else {
             throw LocalAuthError(.limitsExceeded, "This client already has \(configuration.maxContextsPerClient) contexts; invalidate some before creating more.")
         }
         if !caller.isPrivileged {
@@ -262,8 +263,8 @@ public actor PolicyEngine {
         }
         contexts[id] = nil
         evaluationDeadlines[id] = nil
-        liveContextsByClient[caller, default: 1] -= 1
-        if liveContextsByClient[caller] == 0 { liveContextsByClient[caller] = nil }
+        liveContextsByClient[caller]?.removeAll { $0 == id }
+        if liveContextsByClient[caller]?.isEmpty == true { liveContextsByClient[caller] = nil }
         countRemoval(of: record)
         invalidatedOwners[id] = caller
         invalidatedByClient[caller, default: []].append(id)
@@ -277,15 +278,12 @@ public actor PolicyEngine {
     }
 
     /// The client left: its contexts go away at once and their evaluations are dropped, counting nothing.
-    /// Returns how many contexts went away.
-    ///
-    /// The client's contexts are collected before any is removed: removing while iterating
-    /// `contexts` would copy the whole dictionary for every client that leaves.
+    /// Returns the contexts that went away. Costs what the client held, however many others hold.
     @discardableResult
-    public func clientDisconnected(_ client: ClientID) -> Int {
-        let leaving = contexts.values.filter { $0.owner == client }
-        for record in leaving {
-            let id = record.id
+    public func clientDisconnected(_ client: ClientID) -> [ContextID] {
+        let leaving = liveContextsByClient.removeValue(forKey: client) ?? []
+        for id in leaving {
+            guard let record = contexts[id] else { continue }
             if let evaluation = record.evaluation {
                 let result = LocalAuthError(.systemCancel, "The client disconnected.")
                 closeSheet(id, .failure(result))
@@ -296,7 +294,6 @@ public actor PolicyEngine {
             countRemoval(of: record)
             dirty.insert(id)
         }
-        liveContextsByClient[client] = nil
         dropAgent(client)
         clientPIDs[client] = nil
         clientSessions[client] = nil
@@ -305,7 +302,7 @@ public actor PolicyEngine {
         }
         shrinkContextTableIfSparse()
         settle()
-        return leaving.count
+        return leaving
     }
 
     /// A dictionary keeps its capacity when emptied: once `contexts` is mostly empty after many
