@@ -8,6 +8,33 @@ import Foundation
 /// thread. A blocking `waitpid` on the one pid cannot miss it: it returns at once if Foundation
 /// already reaped the child (ECHILD), and otherwise as soon as the killed child is gone.
 public enum ChildProcess {
+    /// Writes `text` to a child's standard input. A child that has already exited (or closed its
+    /// input) gets nothing: the write fails with EPIPE instead of raising SIGPIPE, which would end
+    /// the whole test process.
+    public static func send(_ text: String, to input: Pipe) {
+        send(Data(text.utf8), to: input.fileHandleForWriting)
+    }
+
+    /// The same for bytes and the writing end of a child's input. SIGPIPE is blocked on this thread
+    /// for the write and a SIGPIPE it raised is taken back, rather than ignored process-wide: an
+    /// ignored signal would be inherited by every child the tests start after it.
+    public static func send(_ bytes: Data, to input: FileHandle) {
+        var brokenPipe = sigset_t()
+        sigemptyset(&brokenPipe)
+        sigaddset(&brokenPipe, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &brokenPipe, &previous)
+        defer {
+            var pending = sigset_t()
+            if sigpending(&pending) == 0, sigismember(&pending, SIGPIPE) == 1 {
+                var now = timespec()
+                _ = sigtimedwait(&brokenPipe, nil, &now)
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        try? input.write(contentsOf: bytes)
+    }
+
     /// Sends SIGKILL and reaps the child.
     public static func kill(_ process: Process) {
         let pid = process.processIdentifier

@@ -134,10 +134,10 @@ extension AgentCommandTests {
             let context = try await app.createContext(["FaceUsageDescription": .string("Unlock your notes.")])
             let evaluation = Task { await errorName { _ = try await app.context(context, "EvaluatePolicy", [.uint32(1), .string("open notes")]) } }
             try await waitFor("Type your passcode to allow it, or press Enter alone to refuse.")
-            input.fileHandleForWriting.write(Data("wrong-guess\n".utf8))
+            ChildProcess.send("wrong-guess\n", to: input)
             try await waitFor("Authentication failed")
             #expect(try await app.manager("GetFaceConsents").first?.arrayElements?.isEmpty == true, "nothing stored: \(heard.text)")
-            input.fileHandleForWriting.write(Data("4711-secret\n".utf8))
+            ChildProcess.send("4711-secret\n", to: input)
             try await waitFor("Look at the screen.")
             let stored = try #require(try await app.manager("GetFaceConsents").first?.arrayElements?.first?.structure)
             #expect(stored[1] == .bool(true), "\(heard.text)")

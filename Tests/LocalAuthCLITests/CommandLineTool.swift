@@ -56,7 +56,7 @@ enum CommandLineTool {
             ChildProcess.reportExit(of: process, into: exited)
             stdout = ChildOutput(output)
             stderr = ChildOutput(error)
-            input.fileHandleForWriting.write(Data(stdin.utf8))
+            ChildProcess.send(stdin, to: input)
             try input.fileHandleForWriting.close()
         }
 

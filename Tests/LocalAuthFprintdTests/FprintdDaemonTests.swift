@@ -246,7 +246,7 @@ func runCLI(_ bus: PrivateBus, _ arguments: [String], stdin: String = "") async 
     try process.run()
     ChildProcess.reportExit(of: process, into: exited)
     let collected = ChildOutput(output)
-    input.fileHandleForWriting.write(Data(stdin.utf8))
+    ChildProcess.send(stdin, to: input)
     try input.fileHandleForWriting.close()
     let status = try await ChildProcess.exitStatus(of: process, from: exited, within: .seconds(30))
     try? await collected.end(within: .seconds(10))

@@ -134,8 +134,8 @@ final class PAMTester: Sendable {
         output = ChildOutput(stdout)
     }
 
-    func write(_ text: String) { input.write(Data(text.utf8)) }
-    func write(_ data: Data) { input.write(data) }
+    func write(_ text: String) { ChildProcess.send(Data(text.utf8), to: input) }
+    func write(_ data: Data) { ChildProcess.send(data, to: input) }
     func closeInput() { try? input.close() }
     func interrupt() { kill(process.processIdentifier, SIGINT) }
 

@@ -70,7 +70,7 @@ loop.run()
             return line
         }
 
-        func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+        func send(_ line: String) { ChildProcess.send(line + "\n", to: input) }
 
         deinit { ChildProcess.kill(process) }
     }
