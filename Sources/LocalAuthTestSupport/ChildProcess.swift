@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// Ending child processes without `Process.waitUntilExit()`.
+/// Ending child processes without `Process.waitUntilExit()`, and writing to their input without SIGPIPE.
 ///
 /// With dozens of children exiting at once (parallel tests), corelibs Foundation can miss a
 /// SIGCHLD and leave `waitUntilExit()` waiting forever on a zombie while it holds a cooperative
