@@ -14,9 +14,10 @@ import Glibc
 /// of libdispatch's manager thread, an `epoll_ctl` to disarm and one to re-arm the source, and a
 /// hand-off to a worker thread. Here a message costs the `poll` that returns and the reads, and a
 /// reply sent from the loop's own thread is written at once. It is also a `TaskExecutor`: tasks
-/// that prefer it (the daemon's per-sender pipelines) run their non-isolated code, and the default
-/// actors they call, on this thread, so a request read, checked, answered and written costs no
-/// thread hand-off at all.
+/// that prefer it (the daemon's per-sender pipelines) run their non-isolated code on this thread.
+/// And ``makeSerialExecutor()`` makes it an actor's serial executor (the daemon's engine): code already on the
+/// loop, such as a method handler, may then enter that actor synchronously (`assumeIsolated`), so
+/// a request read, checked, answered and written costs no task and no thread hand-off at all.
 ///
 /// libdbus's watches and timeouts are kept in `watches` and `timeouts`, which only the loop's
 /// thread touches (libdbus calls the watch and timeout functions on it: every libdbus call for the
@@ -31,6 +32,11 @@ public final class DBusEventLoop: @unchecked Sendable {
         runner.taskExecutor = asUnownedTaskExecutor()
         runner.start(name: name)
     }
+
+    /// The loop as the serial executor of an actor (its `unownedExecutor`): the actor's jobs run
+    /// on the loop's thread, in order with everything else handed to it. The executor keeps the
+    /// loop running while the actor holds it; make one per actor and keep it.
+    public func makeSerialExecutor() -> Isolation { Isolation(loop: self) }
 
     deinit {
         runner.stop()
@@ -99,9 +105,34 @@ extension DBusEventLoop: TaskExecutor {
 }
 
 extension DBusEventLoop {
+    /// ``DBusEventLoop/makeSerialExecutor()``: the loop's thread is the actor's whole isolation. Whatever
+    /// runs there (a job, a handed-over block, a libdbus callback) runs alone, so being on the
+    /// thread is being isolated — as long as nothing re-enters the actor from inside one of its
+    /// own synchronous calls, which only method handlers do, and libdbus calls them only between jobs.
+    public final class Isolation: SerialExecutor {
+        private let loop: DBusEventLoop
+
+        init(loop: DBusEventLoop) {
+            self.loop = loop
+        }
+
+        public func enqueue(_ job: consuming ExecutorJob) {
+            loop.runner.submit(.isolated(UnownedJob(job), asUnownedSerialExecutor()))
+        }
+
+        public func checkIsolated() {
+            loop.precondition("an actor isolated to a D-Bus connection's loop used off the loop's thread")
+        }
+    }
+}
+
+extension DBusEventLoop {
     enum Work {
         case block(@Sendable () -> Void)
+        /// A task that prefers the loop as its task executor, in no actor's isolation.
         case job(UnownedJob)
+        /// A job of an actor whose serial executor is the loop (``DBusEventLoop/makeSerialExecutor()``).
+        case isolated(UnownedJob, UnownedSerialExecutor)
     }
 
     /// The loop itself; its thread holds it until the loop stops.
@@ -277,6 +308,7 @@ extension DBusEventLoop {
                     switch work {
                     case .block(let block): block()
                     case .job(let job): job.runSynchronously(on: taskExecutor!)
+                    case .isolated(let job, let executor): job.runSynchronously(isolatedTo: executor, taskExecutor: taskExecutor!)
                     }
                 }
             }

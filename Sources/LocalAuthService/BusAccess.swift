@@ -29,14 +29,26 @@ struct AccessStage: Sendable {
     let simulatorGroup: UInt32?
 
     func check(_ access: BusAccess, _ bus: BusCaller) async throws(LocalAuthError) {
+        if grantsAtOnce(access, bus) { return }
         switch access {
         case .anyone, .contextOwner, .privilegedByEngine:
             return
         case .simulator:
-            if bus.credentials.uid == daemonUser || simulatorGroup.map(bus.credentials.groups.contains) == true { return }
             try await engine.authorize(.useSimulator, caller: bus.caller)
         case .privileged(let action):
             try await engine.authorize(action, caller: bus.caller)
+        }
+    }
+
+    /// Whether ``check(_:_:)`` passes without asking anyone (polkit).
+    func grantsAtOnce(_ access: BusAccess, _ bus: BusCaller) -> Bool {
+        switch access {
+        case .anyone, .contextOwner, .privilegedByEngine:
+            return true
+        case .simulator:
+            return bus.credentials.uid == daemonUser || simulatorGroup.map(bus.credentials.groups.contains) == true
+        case .privileged:
+            return false
         }
     }
 }

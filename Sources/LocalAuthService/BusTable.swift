@@ -11,27 +11,75 @@ struct BusTable: Sendable {
     /// when it answers the call's reply itself later.
     typealias Body = @Sendable (BusCaller) async throws -> [DBusValue]?
     typealias Decode = @Sendable (DBusMethodCall, inout DBusArgumentReader) throws(DBusError) -> Body
+    /// What an engine row does, in the engine's isolation: synchronous, so that it can run where
+    /// the call was read. Returns the reply values, or nil when it answers the call's reply itself.
+    typealias EngineBody = @Sendable (isolated PolicyEngine, BusCaller) throws -> [DBusValue]?
+    typealias EngineDecode = @Sendable (DBusMethodCall, inout DBusArgumentReader) throws(DBusError) -> EngineBody
 
     let directory: CallerDirectory
     let stage: AccessStage
 
-    /// A row queued behind the sender's earlier calls. `writesFiles` marks a row whose engine call
-    /// may save state synchronously (a profile, face decisions, a reset ledger): its body runs on
-    /// Swift's global executor instead of the connection's loop, so an fsync holds the engine's
-    /// actor (everyone's engine calls wait, suspended) but never the thread that reads and
-    /// answers the bus.
-    func method(_ name: String, needs access: BusAccess, writesFiles: Bool = false, _ decode: @escaping Decode) -> DBusVTable.Method {
+    /// A row queued behind the sender's earlier calls.
+    func method(_ name: String, needs access: BusAccess, _ decode: @escaping Decode) -> DBusVTable.Method {
         let (directory, stage) = (self.directory, self.stage)
         return DBusVTable.Method(name) { call throws(DBusError) in
             var arguments = call.reader
             let body = try decode(call, &arguments)
-            return Self.respond(call, directory, stage, access, writesFiles ? Self.offTheLoop(body) : body)
+            return Self.respond(call, directory, stage, access, body)
         }
     }
 
+    /// A row that is synchronous engine work, for a caller the stage admits without asking
+    /// (``BusAccess/anyone``, ``BusAccess/contextOwner``): answered at once where it was read when
+    /// ``inline(_:_:)`` can, queued like ``method(_:needs:_:)`` otherwise.
+    func engineMethod(_ name: String, needs access: BusAccess, _ decode: @escaping EngineDecode) -> DBusVTable.Method {
+        precondition(access == .anyone || access == .contextOwner, "\(name): an engine row cannot wait for an authorization")
+        return DBusVTable.Method(name) { [self] call throws(DBusError) in
+            var arguments = call.reader
+            let body = try decode(call, &arguments)
+            return try inline(call, body) ?? respond(call, needs: access, onEngine(body))
+        }
+    }
+
+    /// Runs `body` at once, in the engine's isolation, when the sender's queue is idle and its
+    /// identity known: no task, no hop, and still in the sender's order. nil, and `body` not run,
+    /// otherwise. Only for the connection whose loop is the engine's executor (the daemon's), from
+    /// one of its method handlers: libdbus calls those between jobs, never inside the engine.
+    func inline(_ call: DBusMethodCall, _ body: EngineBody) throws(DBusError) -> DBusMethodReply? {
+        guard let caller = immediateCaller(call, needs: .anyone) else { return nil }
+        do {
+            guard let values = try stage.engine.assumeIsolated({ engine in try body(engine, caller) }) else { return .deferred }
+            return .values(values)
+        } catch let error as LocalAuthError {
+            throw error.dbusError
+        } catch let error as DBusError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    /// The caller of `call` when it may be answered at once where it was read: nothing of the
+    /// sender is queued or running, the bus has told who it is, and the stage grants `access`
+    /// without asking anyone. nil otherwise: queue the call.
+    func immediateCaller(_ call: DBusMethodCall, needs access: BusAccess) -> BusCaller? {
+        guard let caller = directory.idleCaller(call.sender), stage.grantsAtOnce(access, caller) else { return nil }
+        return caller
+    }
+
+    /// `body` as a queued row's, entering the engine from the sender's task.
+    func onEngine(_ body: @escaping EngineBody) -> Body {
+        let engine = stage.engine
+        return { bus in try await Self.run(body, on: engine, bus) }
+    }
+
+    private static func run(_ body: EngineBody, on engine: isolated PolicyEngine, _ bus: BusCaller) throws -> [DBusValue]? {
+        try body(engine, bus)
+    }
+
     /// Queues `body` for `call` behind the stage, for a row that decides itself how to answer.
-    func respond(_ call: DBusMethodCall, needs access: BusAccess, writesFiles: Bool = false, _ body: @escaping Body) -> DBusMethodReply {
-        Self.respond(call, directory, stage, access, writesFiles ? Self.offTheLoop(body) : body)
+    func respond(_ call: DBusMethodCall, needs access: BusAccess, _ body: @escaping Body) -> DBusMethodReply {
+        Self.respond(call, directory, stage, access, body)
     }
 
     private static func respond(_ call: DBusMethodCall, _ directory: CallerDirectory, _ stage: AccessStage,
@@ -40,11 +88,6 @@ struct BusTable: Sendable {
             try await stage.check(access, bus)
             return try await body(bus)
         }
-    }
-
-    /// `body` run with the global concurrent executor preferred over the loop the sender's queue prefers.
-    private static func offTheLoop(_ body: @escaping Body) -> Body {
-        { bus in try await withTaskExecutorPreference(globalConcurrentExecutor) { try await body(bus) } }
     }
 
     /// A row answered at once on the connection's queue, not queued behind the sender's calls;

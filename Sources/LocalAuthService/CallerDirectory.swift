@@ -114,6 +114,11 @@ final class CallerDirectory: Sendable {
             }
         }
 
+        /// The sender's identity if nothing of it is queued or running.
+        var idleIdentity: BusCaller? {
+            state.withLock { $0.draining ? nil : $0.identity }
+        }
+
         var identity: (caller: BusCaller?, countedFor: UInt32?) {
             state.withLock { ($0.identity, $0.countedFor) }
         }
@@ -180,6 +185,14 @@ final class CallerDirectory: Sendable {
         }
         enqueue(Entry(job: job, usage: cost), on: admitted, of: sender)
         return nil
+    }
+
+    /// The sender's identity when the bus has told who it is and nothing of it is queued or
+    /// running: a request that needs no waiting may then be answered at once, in its order,
+    /// without being queued. nil otherwise (queue it with ``submit(from:byteCount:replyExpected:_:)``).
+    func idleCaller(_ sender: String?) -> BusCaller? {
+        guard let sender else { return nil }
+        return state.withLock { $0.pipelines[sender]?.queue }?.idleIdentity
     }
 
     /// The sender left the bus: after its queued requests, `farewell` runs; its queue is forgotten.

@@ -21,31 +21,31 @@ struct ContextObject: Sendable {
                 }
             }
         }
-        func plain(_ name: String, _ action: @escaping @Sendable (ContextID, ClientID) async throws -> Void) -> DBusVTable.Method {
-            rows.method(name, needs: .contextOwner) { call, _ throws(DBusError) in
+        func plain(_ name: String, _ action: @escaping @Sendable (isolated PolicyEngine, ContextID, ClientID) throws -> Void) -> DBusVTable.Method {
+            rows.engineMethod(name, needs: .contextOwner) { call, _ throws(DBusError) in
                 let id = try Self.id(call)
-                return { bus in
-                    try await action(id, bus.caller.client)
+                return { engine, bus in
+                    try action(engine, id, bus.caller.client)
                     return []
                 }
             }
         }
         return DBusVTable(LocalAuthInterface.context, methods: [
-            rows.method("CanEvaluatePolicy", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod("CanEvaluatePolicy", needs: .contextOwner) { call, arguments throws(DBusError) in
                 let id = try Self.id(call)
                 let policy = try Self.policy(try arguments.uint32())
-                return { bus in
-                    try await engine.canEvaluatePolicy(policy, context: id, caller: bus.caller.client)
+                return { engine, bus in
+                    try engine.canEvaluatePolicy(policy, context: id, caller: bus.caller.client)
                     return []
                 }
             },
-            rows.method("EvaluatePolicy", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod("EvaluatePolicy", needs: .contextOwner) { call, arguments throws(DBusError) in
                 let id = try Self.id(call)
                 let policy = try Self.policy(try arguments.uint32())
                 let reason = try arguments.string()
                 let reply = call.reply
-                return { bus in
-                    await engine.beginEvaluation(policy, reason: reason, context: id, caller: bus.caller.client) { result in
+                return { engine, bus in
+                    engine.beginEvaluation(policy, reason: reason, context: id, caller: bus.caller.client) { result in
                         switch result {
                         case .success: reply.send([])
                         case .failure(let error): reply.fail(error.dbusError)
@@ -62,9 +62,9 @@ struct ContextObject: Sendable {
                     return []
                 }
             },
-            plain("Fallback") { try await engine.fallback(context: $0, caller: $1) },
-            plain("Cancel") { try await engine.cancel(context: $0, caller: $1) },
-            plain("Invalidate") { try await engine.invalidate(context: $0, caller: $1) },
+            plain("Fallback") { try $0.fallback(context: $1, caller: $2) },
+            plain("Cancel") { try $0.cancel(context: $1, caller: $2) },
+            plain("Invalidate") { try $0.invalidate(context: $1, caller: $2) },
         ], properties: rows.properties(needs: .contextOwner) { call, bus in
             Self.properties(of: try await engine.snapshot(of: try Self.id(call), caller: bus.caller.client))
         }, writers: [

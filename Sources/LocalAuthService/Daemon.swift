@@ -133,7 +133,9 @@ public final class Daemon: Sendable {
                                    audit: audit, observer: observer, sessions: LogindSessions(),
                                    authorizer: PolkitAuthorizer(connection: connection),
                                    sessionLookup: LogindSessions(), agentObserver: AgentCaller(connection: connection),
-                                   consentStore: store, cookies: SodiumCookieSource()))
+                                   consentStore: store, cookies: SodiumCookieSource()),
+                // Calls read on the loop are answered there in the engine's isolation (BusTable.inline).
+                executor: connection.queue.makeSerialExecutor())
         } catch {
             connection.close()
             throw StartError(exitStatus: 70, description: error.message)

@@ -16,17 +16,25 @@ struct ManagerObject: Sendable {
         let (engine, observer, enrollments) = (self.engine, self.observer, self.enrollments)
         let stage = rows.stage
         return DBusVTable(LocalAuthInterface.manager, methods: [
-            rows.method("CreateContext", needs: .anyone) { _, arguments throws(DBusError) in
-                let decoded = try ContextOptionsDecoder.decode(try arguments.vardict())
-                return { bus in
-                    var request = decoded
-                    request.options.appIdentity = bus.app ?? "unidentified"
-                    // The engine asks about User and a true Unlock itself; `Unlock: false` is refused alike.
+            DBusVTable.Method("CreateContext") { call throws(DBusError) in
+                var arguments = call.reader
+                let request = try ContextOptionsDecoder.decode(try arguments.vardict())
+                @Sendable func options(_ bus: BusCaller) -> ContextOptions {
+                    var options = request.options
+                    options.appIdentity = bus.app ?? "unidentified"
+                    return options
+                }
+                @Sendable func reply(_ id: ContextID) -> [DBusValue] { [.objectPath(LocalAuthBusNames.contextPath(id.rawValue))] }
+                // The engine asks about User and a true Unlock itself; `Unlock: false` is refused alike.
+                guard request.namesUnlock || PolicyEngine.needsAuthorization(request.options) else {
+                    let body: BusTable.EngineBody = { engine, bus in reply(try engine.createContext(for: bus.caller, unprivilegedOptions: options(bus))) }
+                    return try rows.inline(call, body) ?? rows.respond(call, needs: .anyone, rows.onEngine(body))
+                }
+                return rows.respond(call, needs: .anyone) { bus in
                     if request.namesUnlock && !request.options.isUnlockContext {
                         try await stage.check(.privileged(.actForOtherUsers), bus)
                     }
-                    let id = try await engine.createContext(for: bus.caller, options: request.options)
-                    return [.objectPath(LocalAuthBusNames.contextPath(id.rawValue))]
+                    return reply(try await engine.createContext(for: bus.caller, options: options(bus)))
                 }
             },
             rows.method("GetUserState", needs: .anyone) { _, _ in
@@ -35,14 +43,14 @@ struct ManagerObject: Sendable {
                     return [Self.encode(await engine.userState(of: bus.caller.uid))]
                 }
             },
-            rows.method("SetPasscode", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
+            rows.method("SetPasscode", needs: .anyone) { _, arguments throws(DBusError) in
                 let current = Passcode(try arguments.secret()), new = Passcode(try arguments.secret())
                 return { bus in
                     try await engine.setPasscode(current: current, new: new, caller: bus.caller)
                     return []
                 }
             },
-            rows.method("RemovePasscode", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
+            rows.method("RemovePasscode", needs: .anyone) { _, arguments throws(DBusError) in
                 let current = Passcode(try arguments.secret())
                 return { bus in
                     try await engine.removePasscode(current: current, caller: bus.caller)
@@ -57,12 +65,12 @@ struct ManagerObject: Sendable {
                 if enrollments.capturing.contains(modality) {
                     return enrollWithCaptures(call, rows, modality: modality, label: label, passcode: passcode)
                 }
-                return rows.respond(call, needs: .anyone, writesFiles: true) { bus in
+                return rows.respond(call, needs: .anyone) { bus in
                     try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller)
                     return []
                 }
             },
-            rows.method("Unenroll", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
+            rows.method("Unenroll", needs: .anyone) { _, arguments throws(DBusError) in
                 let modality = try Self.modality(try arguments.string())
                 let label = try arguments.string()
                 let passcode = Passcode(try arguments.secret())
@@ -71,7 +79,7 @@ struct ManagerObject: Sendable {
                     return []
                 }
             },
-            rows.method("SetRequireAttention", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
+            rows.method("SetRequireAttention", needs: .anyone) { _, arguments throws(DBusError) in
                 let enabled = try arguments.bool()
                 let passcode = Passcode(try arguments.secret())
                 return { bus in
@@ -79,7 +87,7 @@ struct ManagerObject: Sendable {
                     return []
                 }
             },
-            rows.method("ResetLockout", needs: .privilegedByEngine(.resetLockout), writesFiles: true) { _, arguments throws(DBusError) in
+            rows.method("ResetLockout", needs: .privilegedByEngine(.resetLockout)) { _, arguments throws(DBusError) in
                 let uid = try arguments.uint32()
                 return { bus in
                     try await engine.resetLockout(user: uid, caller: bus.caller)
@@ -105,7 +113,7 @@ struct ManagerObject: Sendable {
                     return []
                 }
             },
-            rows.method("AgentResponse", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
+            rows.method("AgentResponse", needs: .anyone) { _, arguments throws(DBusError) in
                 let cookie = try arguments.string()
                 let response = try arguments.string()
                 let answer = try Self.agentAnswer(response, Passcode(try arguments.secret()))
@@ -120,7 +128,7 @@ struct ManagerObject: Sendable {
                     return [.array(elementSignature: "(sb)", decisions.sorted { $0.key < $1.key }.map { .structure([.string($0.key), .bool($0.value)]) })]
                 }
             },
-            rows.method("SetFaceConsent", needs: .anyone, writesFiles: true) { _, arguments throws(DBusError) in
+            rows.method("SetFaceConsent", needs: .anyone) { _, arguments throws(DBusError) in
                 let app = try arguments.string()
                 let allowed = try arguments.bool()
                 let passcode = Passcode(try arguments.secret())
@@ -141,7 +149,7 @@ struct ManagerObject: Sendable {
     private func enrollWithCaptures(_ call: DBusMethodCall, _ rows: BusTable, modality: BiometricModality, label: String, passcode: Passcode) -> DBusMethodReply {
         let (engine, enrollments, connection) = (self.engine, self.enrollments, observer.connection)
         let reply = call.reply
-        return rows.respond(call, needs: .anyone, writesFiles: true) { bus in
+        return rows.respond(call, needs: .anyone) { bus in
             let client = bus.caller.client
             let started = enrollments.start(client, { () -> Result<Void, LocalAuthError> in
                 do throws(LocalAuthError) {

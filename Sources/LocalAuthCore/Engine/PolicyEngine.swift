@@ -5,6 +5,12 @@
 /// or the clock except through the injected protocols. Entry points validate, mutate, then call
 /// ``settle()`` once, which brings sensor claims and observers up to date. The only suspension
 /// points are passcode hashing and verification; code after them re-reads state.
+///
+/// Its serial executor is the embedder's choice: the daemon gives its bus connection's loop, so
+/// that a call read there is answered in the engine's isolation without a task or a thread hop.
+/// Saves therefore run elsewhere while the engine serves others: a failed attempt's ledger on the
+/// store's writer (``LedgerWriter``), a profile or face decisions on Swift's global executor
+/// (``saveElsewhere(_:)``), one save per user at a time (``beginSaveTurn(of:)``).
 public actor PolicyEngine {
     /// The outside world, as the core sees it.
     public struct Environment: Sendable {
@@ -108,12 +114,23 @@ public actor PolicyEngine {
     var faceConsents: [UInt32: FaceConsents] = [:]
     /// Uptime seconds of each user's recent face decision changes (``FaceConsents/maximumChangesPerMinute``).
     var faceConsentChanges: [UInt32: [Double]] = [:]
+    /// Users whose profile or face decisions are being saved, with the changes waiting their turn
+    /// (``beginSaveTurn(of:)``).
+    var saveTurns: [UInt32: [CheckedContinuation<Void, Never>]] = [:]
+
+    /// Where the engine runs (``unownedExecutor``).
+    private nonisolated let executor: any SerialExecutor
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
 
     /// - Parameters:
     ///   - backends: the enabled biometric backends; a second backend of one modality is an error.
     ///   - listed: what ``backendStatus()`` reports, in order; nil: `backends`.
+    ///   - executor: where the engine runs; nil: a queue of its own (``EngineQueue``).
     public init(configuration: Configuration, backends: [any BiometricBackend], listed: [any ListedBackend]? = nil,
-                environment: Environment) throws(LocalAuthError) {
+                environment: Environment, executor: (any SerialExecutor)? = nil) throws(LocalAuthError) {
         var byModality = ModalityMap<any BiometricBackend>()
         for backend in backends {
             guard byModality[backend.modality] == nil else {
@@ -125,6 +142,7 @@ public actor PolicyEngine {
         self.backends = byModality
         self.listed = listed ?? backends
         self.environment = environment
+        self.executor = executor ?? EngineQueue()
         passcodeWork = environment.passcodeHasher.map { PasscodeWorkScheduler(hasher: $0, limits: configuration.passcodeWorkLimits) }
     }
 
@@ -152,9 +170,26 @@ public actor PolicyEngine {
 
     /// Options `User` and `Unlock` need ``PrivilegedAction/actForOtherUsers``.
     public func createContext(for caller: Caller, options: ContextOptions) async throws(LocalAuthError) -> ContextID {
-        if options.user != nil || options.isUnlockContext {
+        if Self.needsAuthorization(options) {
             try await authorize(.actForOtherUsers, caller: caller)
         }
+        return try insertContext(for: caller, options: options)
+    }
+
+    /// ``createContext(for:options:)`` for options that need no authorization (neither `User` nor
+    /// `Unlock`), without suspending: a transport may answer it where it read the call.
+    public func createContext(for caller: Caller, unprivilegedOptions options: ContextOptions) throws(LocalAuthError) -> ContextID {
+        precondition(!Self.needsAuthorization(options), "User and Unlock need authorization: use createContext(for:options:)")
+        return try insertContext(for: caller, options: options)
+    }
+
+    /// Whether a context with `options` needs ``PrivilegedAction/actForOtherUsers``: it acts for
+    /// another user (`User`) or unlocks the session (`Unlock`).
+    public nonisolated static func needsAuthorization(_ options: ContextOptions) -> Bool {
+        options.user != nil || options.isUnlockContext
+    }
+
+    private func insertContext(for caller: Caller, options: ContextOptions) throws(LocalAuthError) -> ContextID {
         try ContextOptions.validateText(options.localizedFallbackTitle, name: "fallback title", allowEmpty: true)
         try ContextOptions.validateText(options.localizedCancelTitle, name: "cancel title", allowEmpty: false)
         try checkContextLimits(for: caller)
