@@ -27,6 +27,12 @@ public final class MemoryStateStore: StateStore {
 
     private let contents = Mutex(Contents())
     private let gate = Mutex(Gate())
+    private let profileGate = Mutex(ProfileGate())
+
+    private struct ProfileGate {
+        var holding = false
+        var waiting: [DispatchSemaphore] = []
+    }
     private let queue = DispatchQueue(label: "MemoryStateStore.ledger-writer")
     private let writer = Mutex<LedgerWriter?>(nil)
 
@@ -101,7 +107,30 @@ public final class MemoryStateStore: StateStore {
         }
     }
 
+    /// From now on a profile save blocks its thread until ``releaseProfileSaves()``.
+    public func holdProfileSaves() {
+        profileGate.withLock { $0.holding = true }
+    }
+
+    /// Lets every held profile save go on, and later ones at once.
+    public func releaseProfileSaves() {
+        let held = profileGate.withLock { gate in
+            gate.holding = false
+            defer { gate.waiting = [] }
+            return gate.waiting
+        }
+        for save in held { save.signal() }
+    }
+
+    /// Profile saves blocked at the gate now.
+    public var heldProfileSaves: Int { profileGate.withLock { $0.waiting.count } }
+
     public func saveProfile(_ profile: UserProfile, user: UInt32) throws(StateStoreError) {
+        let blocked = DispatchSemaphore(value: 0)
+        if profileGate.withLock({ gate in
+            if gate.holding { gate.waiting.append(blocked) }
+            return gate.holding
+        }) { blocked.wait() }
         try contents.withLock { (contents) throws(StateStoreError) in
             if contents.failWrites { throw StateStoreError(.io, "disk full (test)") }
             contents.profiles[user] = profile

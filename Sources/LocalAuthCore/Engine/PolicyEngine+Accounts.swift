@@ -137,7 +137,7 @@ extension PolicyEngine {
             verifiedHash = nil
         }
         let newHash = try await work.hash(new)
-        try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
+        try await changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.passcodeHash = newHash
         }
         recordAudit(AuditEntry(.passcodeChange, severity: .notice, user: uid, client: caller.client.rawValue,
@@ -150,7 +150,7 @@ extension PolicyEngine {
         let uid = caller.uid
         let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
         let removedProfile = userRecord(uid).profile
-        try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
+        try await changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.passcodeHash = nil
             profile.removeAllEnrollments()
         }
@@ -175,7 +175,7 @@ extension PolicyEngine {
         let template = try await capturing?.capture(user: uid, label: label, progress: progress)
         var replaced: String?
         do throws(LocalAuthError) {
-            try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { (profile) throws(LocalAuthError) in
+            try await changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { (profile) throws(LocalAuthError) in
                 try backend.validateEnrollment(label: label, existing: profile.labels(of: modality))
                 replaced = profile.templates(of: modality)[label]
                 profile.enroll(modality, label: label, template: template)
@@ -200,7 +200,7 @@ extension PolicyEngine {
         let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
         var removed: Set<String> = []
         var templates: [String] = []
-        try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
+        try await changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             removed = backend.labelsRemoved(withUnenrolling: label, existing: profile.labels(of: modality))
             templates = profile.templates(of: modality).filter { removed.contains($0.key) }.map(\.value)
             profile.unenroll(modality, labels: removed)
@@ -216,7 +216,7 @@ extension PolicyEngine {
         remember(caller)
         let uid = caller.uid
         let verifiedHash = try await requirePasscode(passcode, user: uid, client: caller.client)
-        try changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
+        try await changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
             profile.requireAttention = enabled
         }
         recordAudit(AuditEntry(.attentionChange, severity: .notice, user: uid, client: caller.client.rawValue,
@@ -360,10 +360,50 @@ extension PolicyEngine {
         try persistLedger(of: uid)
     }
 
+    /// Waits until no other change of the user's profile or face decisions is being saved, then
+    /// holds the user's turn until ``endSaveTurn(of:)``: a change saved while the engine serves
+    /// others must not be overtaken by one made from the state before it.
+    func beginSaveTurn(of uid: UInt32) async {
+        guard saveTurns[uid] != nil else {
+            saveTurns[uid] = []
+            return
+        }
+        await withCheckedContinuation { continuation in
+            self.assumeIsolated { $0.saveTurns[uid, default: []].append(continuation) }
+        }
+    }
+
+    /// Hands the user's turn to the next change waiting for it.
+    func endSaveTurn(of uid: UInt32) {
+        guard var waiting = saveTurns[uid], !waiting.isEmpty else {
+            saveTurns[uid] = nil
+            return
+        }
+        let next = waiting.removeFirst()
+        saveTurns[uid] = waiting
+        next.resume()
+    }
+
+    /// Runs a synchronous, durable save on Swift's global executor and comes back with its outcome:
+    /// the engine's executor may be the thread that reads the bus, which an fsync must not hold.
+    nonisolated func saveElsewhere(_ save: @escaping @Sendable () throws(StateStoreError) -> Void) async -> Result<Void, StateStoreError> {
+        await withTaskExecutorPreference(globalConcurrentExecutor) {
+            do throws(StateStoreError) {
+                try save()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
     /// Applies `change` to the profile and saves it, ending the reuse window; nothing changes when
-    /// the save fails, or when the passcode changed while this operation was checking it.
+    /// the save fails, or when the passcode changed while this operation was checking it. Waits
+    /// for the user's turn first (``beginSaveTurn(of:)``).
     private func changeProfile(of uid: UInt32, expectingPasscodeHash expected: String?,
-                               _ change: (inout UserProfile) throws(LocalAuthError) -> Void) throws(LocalAuthError) {
+                               _ change: (inout UserProfile) throws(LocalAuthError) -> Void) async throws(LocalAuthError) {
+        await beginSaveTurn(of: uid)
+        defer { endSaveTurn(of: uid) }
         let record = userRecord(uid)
         if record.profileDamaged { throw Self.damagedProfile }
         guard record.profile.passcodeHash == expected else {
@@ -371,9 +411,8 @@ extension PolicyEngine {
         }
         var profile = record.profile
         try change(&profile)
-        do throws(StateStoreError) {
-            try environment.store.saveProfile(profile, user: uid)
-        } catch {
+        let (store, saved) = (environment.store, profile)
+        if case .failure(let error) = await saveElsewhere({ () throws(StateStoreError) in try store.saveProfile(saved, user: uid) }) {
             reportStateError("Could not save the profile of uid \(uid): \(error.message)", user: uid)
             throw LocalAuthError(.serviceFailure, "Could not save the change (\(error.message)); nothing was changed.")
         }
@@ -382,7 +421,7 @@ extension PolicyEngine {
         if users[uid]?.ledger.lastUnlockMatch != nil {
             updateUser(uid) { $0.ledger.endReuseWindow() }
             // The change itself is saved; an unsaved ledger is flagged and refuses attempts until saved.
-            try? persistLedger(of: uid)
+            try? await saveLedgerDurably(of: uid)
         }
     }
 

@@ -94,7 +94,9 @@ extension PolicyEngine {
                     throw LocalAuthError(.notEvaluating, "The evaluation ended before the passcode was checked; nothing was stored.")
                 }
             }
-            try recordFaceConsent(app, allowed: allowed, user: record.user)
+            try await recordFaceConsent(app, allowed: allowed, user: record.user)
+            // Stored; the sheet is gone if the evaluation ended while it was saved.
+            guard contexts[id]?.evaluation?.serial == evaluation.serial else { return }
             agentDesk.sheets[id]?.faceConsentPending = false
             issueCookie(id)
             if allowed { dirty.insert(id) } else { handle(.sensorLost(.face), on: id) }
@@ -140,7 +142,7 @@ extension PolicyEngine {
         if allowed {
             try await requirePasscode(passcode, user: caller.uid, client: caller.client)
         }
-        try recordFaceConsent(app, allowed: allowed, user: caller.uid)
+        try await recordFaceConsent(app, allowed: allowed, user: caller.uid)
     }
 
     func consents(of uid: UInt32) -> FaceConsents {
@@ -151,7 +153,10 @@ extension PolicyEngine {
         return faceConsents[uid]!
     }
 
-    private func recordFaceConsent(_ app: String, allowed: Bool, user uid: UInt32) throws(LocalAuthError) {
+    /// Stores a decision once it is the user's turn to save (``beginSaveTurn(of:)``).
+    private func recordFaceConsent(_ app: String, allowed: Bool, user uid: UInt32) async throws(LocalAuthError) {
+        await beginSaveTurn(of: uid)
+        defer { endSaveTurn(of: uid) }
         var updated = consents(of: uid)
         // Repeating a stored decision writes and logs nothing (a flood of no-op revocations stalled everyone).
         guard updated.apps[app] != allowed else { return }
@@ -165,10 +170,11 @@ extension PolicyEngine {
             throw LocalAuthError(.limitsExceeded, "This user changed \(FaceConsents.maximumChangesPerMinute) face decisions in the last minute; try again in a minute.")
         }
         updated.apps[app] = allowed
-        do throws(StateStoreError) {
-            try environment.consentStore?.saveFaceConsents(updated, user: uid)
-        } catch {
-            throw LocalAuthError(.serviceFailure, "The face decision could not be saved (\(error.message)); nothing changed.")
+        if let store = environment.consentStore {
+            let saved = updated
+            if case .failure(let error) = await saveElsewhere({ () throws(StateStoreError) in try store.saveFaceConsents(saved, user: uid) }) {
+                throw LocalAuthError(.serviceFailure, "The face decision could not be saved (\(error.message)); nothing changed.")
+            }
         }
         faceConsents[uid] = updated
         faceConsentChanges[uid] = recent + [now]
