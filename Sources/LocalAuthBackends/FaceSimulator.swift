@@ -60,10 +60,14 @@ public final class FaceSimulator: BiometricBackend {
 
     /// A face in front of the camera (`primary`, `alternate`, `unknown`, `none`).
     public func present(_ appearance: String, attentive: Bool) async throws(LocalAuthError) {
+        try await sensor.present(try judge(appearance, attentive: attentive))
+    }
+
+    func judge(_ appearance: String, attentive: Bool) throws(LocalAuthError) -> SimulatorEventQueue.Judge {
         guard let face = FaceAppearance(rawValue: appearance) else {
             throw LocalAuthError(.invalidArgument, "Unknown face appearance \"\(appearance)\"; use one of: \(FaceAppearance.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
-        try await sensor.present { session in
+        return { session in
             switch face {
             case .none:
                 return .retry(.noFace)
@@ -74,6 +78,11 @@ public final class FaceSimulator: BiometricBackend {
                 return attentive || !session.requireAttention ? .match(label: face.rawValue) : .retry(.attentionRequired)
             }
         }
+    }
+
+    /// ``SimulatorControl/queueUnlessArmed(_:)`` with the judge of a face.
+    func queueUnlessArmed(_ judge: @escaping SimulatorEventQueue.Judge) throws(LocalAuthError) -> Bool {
+        try sensor.queueUnlessArmed(judge)
     }
 
     public func setConnected(_ connected: Bool) async { await sensor.setConnected(connected) }

@@ -38,18 +38,29 @@ public final class FingerprintSimulator: BiometricBackend {
 
     /// A finger on the sensor.
     public func touch(_ finger: String) async throws(LocalAuthError) {
-        let name = try FingerName(validating: finger).rawValue
-        try await sensor.present { session in
-            session.enrolledLabels.contains(name) ? .match(label: name) : .noMatch
-        }
+        try await sensor.present(try touchJudge(finger))
     }
 
     /// A read that cannot be judged (`too-short`, `not-centered`, `remove-and-retry`, `too-fast`).
     public func retry(_ reason: String) async throws(LocalAuthError) {
+        try await sensor.present(try retryJudge(reason))
+    }
+
+    func touchJudge(_ finger: String) throws(LocalAuthError) -> SimulatorEventQueue.Judge {
+        let name = try FingerName(validating: finger).rawValue
+        return { session in session.enrolledLabels.contains(name) ? .match(label: name) : .noMatch }
+    }
+
+    func retryJudge(_ reason: String) throws(LocalAuthError) -> SimulatorEventQueue.Judge {
         guard let retry = RetryReason(rawValue: reason), Self.retryReasons.contains(retry) else {
             throw LocalAuthError(.invalidArgument, "Unknown fingerprint retry reason \"\(reason)\"; use one of: \(Self.retryReasons.map(\.rawValue).joined(separator: ", ")).")
         }
-        try await sensor.present { _ in .retry(retry) }
+        return { _ in .retry(retry) }
+    }
+
+    /// ``SimulatorControl/queueUnlessArmed(_:)`` with the judge of a touch or retry.
+    func queueUnlessArmed(_ judge: @escaping SimulatorEventQueue.Judge) throws(LocalAuthError) -> Bool {
+        try sensor.queueUnlessArmed(judge)
     }
 
     public func setConnected(_ connected: Bool) async { await sensor.setConnected(connected) }

@@ -45,9 +45,7 @@ final class SimulatedSensor: Sendable {
         var refusedBy: UInt64?
         for _ in 0..<Self.deliveryAttempts {
             let armed = try state.withLock { (state) throws(LocalAuthError) -> SensorSession? in
-                guard state.connected else {
-                    throw LocalAuthError(.notSupported, "The \(modality.rawValue) sensor is disconnected; connect it first (localauth sim connect \(modality.rawValue)).")
-                }
+                guard state.connected else { throw disconnected }
                 if let armed = state.armed, armed.id != refusedBy { return armed }
                 try queue.enqueue(modality, judge)
                 return nil
@@ -58,6 +56,21 @@ final class SimulatedSensor: Sendable {
         }
         // Sessions kept changing under us: leave the input for the next one.
         try queue.enqueue(modality, judge)
+    }
+
+    /// Queues the input for the next evaluation and returns true when none is armed, at once;
+    /// false, and nothing queued, when one is (``present(_:)`` delivers it).
+    func queueUnlessArmed(_ judge: @escaping SimulatorEventQueue.Judge) throws(LocalAuthError) -> Bool {
+        try state.withLock { (state) throws(LocalAuthError) -> Bool in
+            guard state.connected else { throw disconnected }
+            guard state.armed == nil else { return false }
+            try queue.enqueue(modality, judge)
+            return true
+        }
+    }
+
+    private var disconnected: LocalAuthError {
+        LocalAuthError(.notSupported, "The \(modality.rawValue) sensor is disconnected; connect it first (localauth sim connect \(modality.rawValue)).")
     }
 
     /// Bounds how often one input follows a sensor that is re-armed while it is being delivered.

@@ -8,6 +8,10 @@ public protocol SimulatorControl: Sendable {
     var modality: BiometricModality { get }
     /// Presents one input; an input of another sensor type is invalidArgument.
     func simulate(_ input: SimulatedInput) async throws(LocalAuthError)
+    /// Queues `input` for the next evaluation and returns true when no evaluation listens to the
+    /// sensor now, without suspending; false, and nothing done, when one does (present it with
+    /// ``simulate(_:)``). Throws as ``simulate(_:)`` does for a bad or foreign input.
+    func queueUnlessArmed(_ input: SimulatedInput) throws(LocalAuthError) -> Bool
     /// Disconnecting stops the armed evaluation's listening; reconnecting makes the sensor available again.
     func setConnected(_ connected: Bool) async
 }
@@ -27,16 +31,35 @@ extension FingerprintSimulator: SimulatorControl {
         switch input {
         case .touch(let finger): try await touch(finger)
         case .fingerprintRetry(let reason): try await retry(reason)
-        case .face: throw LocalAuthError(.invalidArgument, "The fingerprint simulator takes touches and retries, not faces.")
+        case .face: throw Self.foreignInput
         }
     }
+
+    public func queueUnlessArmed(_ input: SimulatedInput) throws(LocalAuthError) -> Bool {
+        switch input {
+        case .touch(let finger): try queueUnlessArmed(try touchJudge(finger))
+        case .fingerprintRetry(let reason): try queueUnlessArmed(try retryJudge(reason))
+        case .face: throw Self.foreignInput
+        }
+    }
+
+    private static let foreignInput = LocalAuthError(.invalidArgument, "The fingerprint simulator takes touches and retries, not faces.")
 }
 
 extension FaceSimulator: SimulatorControl {
     public func simulate(_ input: SimulatedInput) async throws(LocalAuthError) {
         switch input {
         case .face(let appearance, let attentive): try await present(appearance, attentive: attentive)
-        case .touch, .fingerprintRetry: throw LocalAuthError(.invalidArgument, "The face simulator takes faces, not fingerprints.")
+        case .touch, .fingerprintRetry: throw Self.foreignInput
         }
     }
+
+    public func queueUnlessArmed(_ input: SimulatedInput) throws(LocalAuthError) -> Bool {
+        switch input {
+        case .face(let appearance, let attentive): try queueUnlessArmed(try judge(appearance, attentive: attentive))
+        case .touch, .fingerprintRetry: throw Self.foreignInput
+        }
+    }
+
+    private static let foreignInput = LocalAuthError(.invalidArgument, "The face simulator takes faces, not fingerprints.")
 }

@@ -27,22 +27,34 @@ struct SimulatorObject: Sendable {
                 }
             }
         }
+        /// An input row: queued for the next evaluation at once when no evaluation listens (and
+        /// the caller may be answered at once), delivered in the sender's queue otherwise.
+        func input(_ name: String, _ decode: @escaping @Sendable (inout DBusArgumentReader) throws(DBusError) -> (any SimulatorControl, SimulatedInput)) -> DBusVTable.Method {
+            DBusVTable.Method(name) { call throws(DBusError) in
+                var arguments = call.reader
+                let (sensor, input) = try decode(&arguments)
+                if rows.immediateCaller(call, needs: .simulator) != nil {
+                    do throws(LocalAuthError) { if try sensor.queueUnlessArmed(input) { return .empty } } catch { throw error.dbusError }
+                }
+                return rows.respond(call, needs: .simulator) { _ in
+                    try await sensor.simulate(input)
+                    return []
+                }
+            }
+        }
         return DBusVTable(LocalAuthInterface.simulator, methods: [
-            row("Touch") { arguments throws(DBusError) in
+            input("Touch") { arguments throws(DBusError) in
                 let finger = try arguments.string()
-                let sensor = try Self.require(.fingerprint, in: sensors)
-                return { try await sensor.simulate(.touch(finger: finger)) }
+                return (try Self.require(.fingerprint, in: sensors), .touch(finger: finger))
             },
-            row("FingerprintRetry") { arguments throws(DBusError) in
+            input("FingerprintRetry") { arguments throws(DBusError) in
                 let reason = try arguments.string()
-                let sensor = try Self.require(.fingerprint, in: sensors)
-                return { try await sensor.simulate(.fingerprintRetry(reason: reason)) }
+                return (try Self.require(.fingerprint, in: sensors), .fingerprintRetry(reason: reason))
             },
-            row("PresentFace") { arguments throws(DBusError) in
+            input("PresentFace") { arguments throws(DBusError) in
                 let appearance = try arguments.string()
                 let attentive = try arguments.bool()
-                let sensor = try Self.require(.face, in: sensors)
-                return { try await sensor.simulate(.face(appearance: appearance, attentive: attentive)) }
+                return (try Self.require(.face, in: sensors), .face(appearance: appearance, attentive: attentive))
             },
             row("SetConnected") { arguments throws(DBusError) in
                 let modality = try ManagerObject.modality(try arguments.string())
