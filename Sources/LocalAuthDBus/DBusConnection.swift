@@ -186,7 +186,7 @@ public final class DBusConnection: @unchecked Sendable {
     /// Dispatches queued messages, a bounded number per turn so other work on the loop
     /// interleaves; returns whether more are waiting.
     private func drain() -> Bool {
-        queue.precondition()
+        queue.preconditionOutsideIsolatedJob()
         for _ in 0..<64 {
             // A handler may close the connection; re-read `raw` every time.
             guard let raw, dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS else { return false }

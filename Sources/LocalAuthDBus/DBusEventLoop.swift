@@ -61,6 +61,14 @@ public final class DBusEventLoop: @unchecked Sendable {
         }
     }
 
+    /// Stops the process unless called on the loop's thread outside the job of an actor isolated
+    /// to it: what runs here may enter that actor synchronously (`assumeIsolated`) without
+    /// interrupting it halfway.
+    func preconditionOutsideIsolatedJob() {
+        precondition()
+        Swift.precondition(!runner.runningIsolatedJob, "libdbus dispatched inside a job of an actor isolated to its loop")
+    }
+
     /// Stops the process with `message` unless called on the loop's thread.
     func precondition(_ message: @autoclosure () -> String = "libdbus used off its connection's thread") {
         Swift.precondition(isCurrent, message())
@@ -157,6 +165,9 @@ extension DBusEventLoop {
         var watches = Set<OpaquePointer>()
         var timeouts: [OpaquePointer: ContinuousClock.Instant] = [:]
         var dispatch: (() -> Bool)?
+        /// Set while a job of an actor isolated to the loop runs: libdbus's handlers, which may
+        /// enter that actor synchronously, must not run then (``DBusEventLoop/preconditionOutsideIsolatedJob()``).
+        var runningIsolatedJob = false
 
         init() {
             wakeFD = localauth_loop_eventfd()
@@ -308,7 +319,10 @@ extension DBusEventLoop {
                     switch work {
                     case .block(let block): block()
                     case .job(let job): job.runSynchronously(on: taskExecutor!)
-                    case .isolated(let job, let executor): job.runSynchronously(isolatedTo: executor, taskExecutor: taskExecutor!)
+                    case .isolated(let job, let executor):
+                        runningIsolatedJob = true
+                        job.runSynchronously(isolatedTo: executor, taskExecutor: taskExecutor!)
+                        runningIsolatedJob = false
                     }
                 }
             }

@@ -6,6 +6,9 @@ import LocalAuthDBus
 /// (``CallerDirectory``), passes the ``AccessStage`` for what it declares it needs, then its
 /// handler. A row's `decode` runs first, on the connection's queue, after the table checked the
 /// signature: it reads the typed arguments and validates them (a refusal there changes nothing).
+/// An engine row (``engineMethod(_:needs:_:)``), and a row that uses ``inline(_:_:)`` or
+/// ``immediateCaller(_:needs:)``, is answered at once where it was read when its sender has
+/// nothing queued, its identity is known and the stage would grant it without asking anyone.
 struct BusTable: Sendable {
     /// What a row does once its caller is known and admitted; returns the reply values, or nil
     /// when it answers the call's reply itself later.

@@ -18,7 +18,7 @@ import LocalAuthCore
 /// uid owns them: a state directory it cannot trust stops the start, a user's file it cannot trust
 /// is `.corrupt` (the user fails closed). Temporary files of writes a crash interrupted are removed
 /// when the store opens. Immutable after init, so it may be used from any thread; callers
-/// serialize writes per user (the engine's actor does). Ledgers the engine submits are written
+/// serialize writes per user (the engine's save turns do; saves come from any thread). Ledgers the engine submits are written
 /// on the store's own writer queue (``LedgerWriter``: one fsync for every submission waiting).
 public final class FileStateStore: StateStore, ConsentStore {
     public let directory: String

@@ -107,4 +107,34 @@ struct CapturingEnrollmentTests {
         try await h.engine.removePasscode(current: Passcode(H.passcode), caller: H.alice)
         #expect(sensor.deleted == ["t-1", "t-2", "t-3", "t-4"], "removing the passcode removes every enrollment and its template")
     }
+
+    /// Removing the passcode while an enrollment is being saved waits for it, and then removes
+    /// that enrollment's template too.
+    @Test func removingThePasscodeDuringAnEnrollmentsSaveDeletesItsTemplate() async throws {
+        let (h, sensor) = try Self.harness()
+        try await h.setUp()
+        sensor.script(.success("t-1"))
+        h.store.holdProfileSaves()
+        let enrollment = Task {
+            try await h.engine.enroll(.fingerprint, label: "left-thumb", passcode: Passcode(H.passcode), caller: H.alice)
+        }
+        #expect(await eventually { h.store.heldProfileSaves == 1 }, "the enrollment reached its save")
+        let verified = h.hasher.verificationCount
+        let removal = Task { try await h.engine.removePasscode(current: Passcode(H.passcode), caller: H.alice) }
+        #expect(await eventually { h.hasher.verificationCount > verified }, "the removal checked the passcode")
+        h.store.releaseProfileSaves()
+        try await enrollment.value
+        try await removal.value
+        #expect(h.store.profile(of: 1000)?.enrollments == [])
+        #expect(sensor.deleted == ["t-1"], "the template enrolled meanwhile is deleted with the rest")
+    }
+
+    /// Whether `condition` holds within about 5 s.
+    private func eventually(_ condition: () async -> Bool) async -> Bool {
+        for _ in 0..<5_000 {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return await condition()
+    }
 }

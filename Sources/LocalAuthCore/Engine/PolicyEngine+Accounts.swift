@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import Dispatch
+
 /// Per-user state: loading and saving it, the passcode, enrollments, settings, administrator reset.
 ///
 /// Every operation that checks the passcode goes through ``checkPasscode(_:user:client:work:)``, so all
@@ -149,8 +151,10 @@ extension PolicyEngine {
         remember(caller)
         let uid = caller.uid
         let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
-        let removedProfile = userRecord(uid).profile
+        // Taken in the user's save turn: an enrollment saved while this waited for it is removed too.
+        var removedProfile = UserProfile()
         try await changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
+            removedProfile = profile
             profile.passcodeHash = nil
             profile.removeAllEnrollments()
         }
@@ -229,21 +233,28 @@ extension PolicyEngine {
     public func resetLockout(user uid: UInt32, caller: Caller) async throws(LocalAuthError) {
         remember(caller)
         try await authorize(.resetLockout, caller: caller)
-        var record = userRecord(uid)
-        if record.profileDamaged {
-            do { try environment.store.quarantineProfile(user: uid) } catch {
+        await beginSaveTurn(of: uid)
+        defer { endSaveTurn(of: uid) }
+        if userRecord(uid).profileDamaged {
+            let store = environment.store
+            if case .failure(let error) = await saveElsewhere({ () throws(StateStoreError) in try store.quarantineProfile(user: uid) }) {
                 throw LocalAuthError(.serviceFailure, "Could not move the unreadable profile of uid \(uid) aside: \(error.message)")
             }
-            record.profile = UserProfile()
-            record.profileDamaged = false
+            updateUser(uid) {
+                $0.profile = UserProfile()
+                $0.profileDamaged = false
+            }
         }
-        record.ledger = UserLedger()
-        // Rare: waits on the actor, so that nothing counts on the old ledger while the reset is saved.
-        if case .failure(let error) = environment.store.submitLedger(record.ledger, user: uid).outcomeBlocking() {
-            throw LocalAuthError(.serviceFailure, "Could not save the reset ledger of uid \(uid): \(error.message)")
+        // Reset in memory before the save is submitted, so that an attempt counted meanwhile counts
+        // on the reset ledger and its own save (which supersedes this one) keeps the reset.
+        updateUser(uid) { $0.ledger = UserLedger() }
+        let commit = submitLedger(of: uid)
+        do throws(LocalAuthError) {
+            // An unsaved reset leaves the user refusing attempts until a save succeeds.
+            try settleLedgerSave(of: uid, await commit.outcome())
+        } catch {
+            throw LocalAuthError(.serviceFailure, "Could not save the reset ledger of uid \(uid); attempts are refused until it can be saved. Free disk space or make the state directory writable.")
         }
-        record.ledgerUnsaved = false
-        updateUser(uid) { $0 = record }
         recordAudit(AuditEntry(.administratorReset, severity: .notice, user: uid, client: caller.client.rawValue,
                                             result: "reset", message: "An administrator (uid \(caller.uid)) cleared every counter and lock of uid \(uid)."))
     }
@@ -311,7 +322,8 @@ extension PolicyEngine {
         .failClosed(biometryMaxFailures: configuration.biometryMaxFailures, passcodeMaxFailures: configuration.passcodeMaxFailures)
     }
 
-    /// Saves the user's ledger, waiting on the actor: only for rare paths that cannot suspend
+    /// Saves the user's ledger, blocking the engine's executor (in the daemon, the thread that reads
+    /// the bus) until the write ended: only for rare paths that cannot suspend
     /// (see ``saveLedgerDurably(of:)``).
     func persistLedger(of uid: UInt32) throws(LocalAuthError) {
         guard let record = users[uid] else { return }
@@ -384,18 +396,25 @@ extension PolicyEngine {
         next.resume()
     }
 
-    /// Runs a synchronous, durable save on Swift's global executor and comes back with its outcome:
-    /// the engine's executor may be the thread that reads the bus, which an fsync must not hold.
+    /// Runs a synchronous, durable save (a profile, face decisions, a quarantine) on a queue of
+    /// its own and comes back with its outcome; the engine serves others meanwhile. The engine's
+    /// executor may be the thread that reads the bus, which an fsync must not hold, and Swift's
+    /// cooperative pool (two threads here) is no place to wait for a disk either.
     nonisolated func saveElsewhere(_ save: @escaping @Sendable () throws(StateStoreError) -> Void) async -> Result<Void, StateStoreError> {
-        await withTaskExecutorPreference(globalConcurrentExecutor) {
-            do throws(StateStoreError) {
-                try save()
-                return .success(())
-            } catch {
-                return .failure(error)
+        await withCheckedContinuation { continuation in
+            Self.saves.async {
+                do throws(StateStoreError) {
+                    try save()
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
             }
         }
     }
+
+    /// Where ``saveElsewhere(_:)`` saves, one at a time.
+    private static let saves = DispatchQueue(label: "localauth.state-saves")
 
     /// Applies `change` to the profile and saves it, ending the reuse window; nothing changes when
     /// the save fails, or when the passcode changed while this operation was checking it. Waits

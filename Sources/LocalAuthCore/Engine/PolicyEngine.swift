@@ -3,14 +3,16 @@
 ///
 /// An actor: it owns every piece of mutable state below, and nothing here touches D-Bus, files
 /// or the clock except through the injected protocols. Entry points validate, mutate, then call
-/// ``settle()`` once, which brings sensor claims and observers up to date. The only suspension
-/// points are passcode hashing and verification; code after them re-reads state.
+/// ``settle()`` once, which brings sensor claims and observers up to date. The suspension points
+/// are passcode hashing and verification and the durable saves; code after them re-reads state.
 ///
 /// Its serial executor is the embedder's choice: the daemon gives its bus connection's loop, so
 /// that a call read there is answered in the engine's isolation without a task or a thread hop.
 /// Saves therefore run elsewhere while the engine serves others: a failed attempt's ledger on the
-/// store's writer (``LedgerWriter``), a profile or face decisions on Swift's global executor
-/// (``saveElsewhere(_:)``), one save per user at a time (``beginSaveTurn(of:)``).
+/// store's writer (``LedgerWriter``), a profile, face decisions or a quarantine on a queue of
+/// their own (``saveElsewhere(_:)``), one user's changes one at a time (``beginSaveTurn(of:)``).
+/// Two rare paths still wait for a ledger save on the executor (``persistLedger(of:)``): the
+/// retry of a ledger whose save failed, and a delay restarted when a user is first loaded.
 public actor PolicyEngine {
     /// The outside world, as the core sees it.
     public struct Environment: Sendable {

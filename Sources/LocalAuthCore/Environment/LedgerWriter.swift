@@ -5,7 +5,7 @@ import Synchronization
 /// at once; a write on the store's writer (`schedule`, never the caller's thread) saves the newest
 /// ledger of that user and completes every commit submitted before it started. Submissions that
 /// arrive while a user's write runs share the next write, so concurrent failures of one user cost
-/// one fsync, and the engine's actor is never held by the disk.
+/// one fsync, and the engine (and, in the daemon, the thread that reads the bus) is not held by the disk.
 ///
 /// One write per user at a time, so a user's writes land in submission order; users' writes
 /// take turns. The mutex owns the pending ledgers; `write` runs outside it.
