@@ -3,8 +3,9 @@ import Dispatch
 import LocalAuthCore
 import Synchronization
 
-/// Per-user state in memory, with switches to make reads corrupt or writes fail, and a gate that
-/// holds submitted ledger writes (``holdLedgerWrites()``) as a slow disk would.
+/// Per-user state in memory, with switches to make reads corrupt or writes fail, and gates that
+/// hold submitted ledger writes (``holdLedgerWrites()``) and profile saves (``holdProfileSaves()``)
+/// as a slow disk would.
 ///
 /// Submitted ledgers are written by a ``LedgerWriter`` on the store's own queue, as
 /// `FileStateStore` does. The mutexes own every piece of state.

@@ -128,13 +128,4 @@ struct CapturingEnrollmentTests {
         #expect(h.store.profile(of: 1000)?.enrollments == [])
         #expect(sensor.deleted == ["t-1"], "the template enrolled meanwhile is deleted with the rest")
     }
-
-    /// Whether `condition` holds within about 5 s.
-    private func eventually(_ condition: () async -> Bool) async -> Bool {
-        for _ in 0..<5_000 {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return await condition()
-    }
 }

@@ -19,15 +19,6 @@ struct LedgerGroupCommitTests {
     /// Concurrent wrong passcodes of one user.
     static let concurrentFailures = 6
 
-    /// Whether `condition` holds within about 5 s (the store's writer runs on its own queue).
-    func eventually(_ condition: () async -> Bool) async -> Bool {
-        for _ in 0..<5_000 {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return await condition()
-    }
-
     /// Passcode checks of one user that may all run at once, with no delay between failures.
     func concurrentPasscodeHarness() throws -> EngineHarness {
         var configuration = Configuration()

@@ -9,15 +9,6 @@ import Testing
 struct ProfileSaveTests {
     typealias H = EngineHarness
 
-    /// Whether `condition` holds within about 5 s.
-    func eventually(_ condition: () async -> Bool) async -> Bool {
-        for _ in 0..<5_000 {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return await condition()
-    }
-
     @Test func theEngineServesOthersWhileAProfileIsSavedAndAUsersChangesLandInOrder() async throws {
         let h = try EngineHarness()
         try await h.setUp()

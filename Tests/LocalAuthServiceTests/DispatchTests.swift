@@ -83,6 +83,74 @@ struct DispatchTests {
         }
     }
 
+    /// Calls sent back to back on one connection are answered in the order sent, whether each is
+    /// queued (its sender's first call, a call waiting for the passcode hasher) or answered where it
+    /// was read: a Cancel sent right after EvaluatePolicy finds the evaluation running.
+    @Test func pipelinedCallsOfOneConnectionKeepTheirOrder() async throws {
+        try await withDaemon { _, bus in
+            let run = try await runTool("/usr/bin/python3", ["-c", Self.pipelined, bus.address], timeout: .seconds(30))
+            #expect(run.status == 0, "\(run.output)")
+            #expect(run.output.contains("fresh GetUserState,CreateContext,CreateContext,CanEvaluatePolicy"), "\(run.output)")
+            #expect(run.output.contains("contexts ascending True"), "\(run.output)")
+            #expect(run.output.contains("behind-hasher SetRequireAttention,CanEvaluatePolicy,Invalidate"), "\(run.output)")
+            #expect(run.output.contains("cancel Cancel:ok,EvaluatePolicy:org.localauth.LocalAuthentication1.Error.UserCancel"), "\(run.output)")
+        }
+    }
+
+    /// python3-dbus sends asynchronous calls in the order they are made and runs their handlers in
+    /// the order the replies arrive.
+    static let pipelined = """
+    import sys, dbus
+    from dbus.mainloop.glib import DBusGMainLoop
+    from gi.repository import GLib
+    DBusGMainLoop(set_as_default=True)
+    bus = dbus.bus.BusConnection(sys.argv[1])
+    N = 'org.localauth.LocalAuthentication1'
+    M = '/org/localauth/LocalAuthentication1'
+    manager = dbus.Interface(bus.get_object(N, M, introspect=False), N + '.Manager')
+    def context(path):
+        return dbus.Interface(bus.get_object(N, path, introspect=False), N + '.Context')
+    def pipeline(calls):
+        answers, loop = [], GLib.MainLoop()
+        def handlers(name):
+            def ok(*values):
+                answers.append((name, 'ok', values))
+                if len(answers) == len(calls): loop.quit()
+            def failed(error):
+                answers.append((name, error.get_dbus_name(), ()))
+                if len(answers) == len(calls): loop.quit()
+            return {'reply_handler': ok, 'error_handler': failed}
+        for name, call in calls:
+            call(**handlers(name))
+        GLib.timeout_add_seconds(20, loop.quit)
+        loop.run()
+        return answers
+    # The connection's first call waits for the bus to say who is calling; the rest are sent behind it.
+    answers = pipeline([
+        ('GetUserState', lambda **h: manager.GetUserState(**h)),
+        ('CreateContext', lambda **h: manager.CreateContext(dbus.Dictionary({}, signature='sv'), **h)),
+        ('CreateContext', lambda **h: manager.CreateContext(dbus.Dictionary({}, signature='sv'), **h)),
+        ('CanEvaluatePolicy', lambda **h: context(M + '/context/999').CanEvaluatePolicy(dbus.UInt32(1), **h)),
+    ])
+    print('fresh', ','.join(a[0] for a in answers))
+    paths = [a[2][0] for a in answers if a[0] == 'CreateContext']
+    print('contexts ascending', int(paths[0].rsplit('/', 1)[1]) < int(paths[1].rsplit('/', 1)[1]))
+    manager.SetPasscode('', 'py-passcode', timeout=60)
+    manager.Enroll('fingerprint', 'left-thumb', 'py-passcode', timeout=60)
+    path = paths[0]
+    answers = pipeline([
+        ('SetRequireAttention', lambda **h: manager.SetRequireAttention(False, 'py-passcode', timeout=60, **h)),
+        ('CanEvaluatePolicy', lambda **h: context(path).CanEvaluatePolicy(dbus.UInt32(2), **h)),
+        ('Invalidate', lambda **h: context(path).Invalidate(**h)),
+    ])
+    print('behind-hasher', ','.join(a[0] for a in answers))
+    answers = pipeline([
+        ('EvaluatePolicy', lambda **h: context(paths[1]).EvaluatePolicy(dbus.UInt32(1), 'pipelined', timeout=60, **h)),
+        ('Cancel', lambda **h: context(paths[1]).Cancel(**h)),
+    ])
+    print('cancel', ','.join(sorted(a[0] + ':' + a[1] for a in answers)))
+    """
+
     static func sample(_ type: String) -> DBusValue {
         switch type {
         case "s": .string("x")
