@@ -248,10 +248,9 @@ extension PolicyEngine {
         // Reset in memory before the save is submitted, so that an attempt counted meanwhile counts
         // on the reset ledger and its own save (which supersedes this one) keeps the reset.
         updateUser(uid) { $0.ledger = UserLedger() }
-        let commit = submitLedger(of: uid)
         do throws(LocalAuthError) {
             // An unsaved reset leaves the user refusing attempts until a save succeeds.
-            try settleLedgerSave(of: uid, await commit.outcome())
+            try await saveLedgerDurably(of: uid)
         } catch {
             throw LocalAuthError(.serviceFailure, "Could not save the reset ledger of uid \(uid); attempts are refused until it can be saved. Free disk space or make the state directory writable.")
         }
