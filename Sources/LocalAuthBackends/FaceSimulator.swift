@@ -19,7 +19,8 @@ public enum FaceAppearance: String, Sendable, CaseIterable {
 public final class FaceSimulator: BiometricBackend {
     public let id = "face"
     public let modality = BiometricModality.face
-    private let sensor: SimulatedSensor
+    /// Internal for the ``SimulatorControl`` conformance (SimulatorControl.swift).
+    let sensor: SimulatedSensor
 
     public init(queue: SimulatorEventQueue) {
         sensor = SimulatedSensor(modality: .face, queue: queue)
@@ -78,11 +79,6 @@ public final class FaceSimulator: BiometricBackend {
                 return attentive || !session.requireAttention ? .match(label: face.rawValue) : .retry(.attentionRequired)
             }
         }
-    }
-
-    /// ``SimulatorControl/queueUnlessArmed(_:)`` with the judge of a face.
-    func queueUnlessArmed(_ judge: @escaping SimulatorEventQueue.Judge) throws(LocalAuthError) -> Bool {
-        try sensor.queueUnlessArmed(judge)
     }
 
     public func setConnected(_ connected: Bool) async { await sensor.setConnected(connected) }

@@ -10,7 +10,8 @@ public final class FingerprintSimulator: BiometricBackend {
 
     public let id = "fingerprint"
     public let modality = BiometricModality.fingerprint
-    private let sensor: SimulatedSensor
+    /// Internal for the ``SimulatorControl`` conformance (SimulatorControl.swift).
+    let sensor: SimulatedSensor
 
     public init(queue: SimulatorEventQueue) {
         sensor = SimulatedSensor(modality: .fingerprint, queue: queue)
@@ -56,11 +57,6 @@ public final class FingerprintSimulator: BiometricBackend {
             throw LocalAuthError(.invalidArgument, "Unknown fingerprint retry reason \"\(reason)\"; use one of: \(Self.retryReasons.map(\.rawValue).joined(separator: ", ")).")
         }
         return { _ in .retry(retry) }
-    }
-
-    /// ``SimulatorControl/queueUnlessArmed(_:)`` with the judge of a touch or retry.
-    func queueUnlessArmed(_ judge: @escaping SimulatorEventQueue.Judge) throws(LocalAuthError) -> Bool {
-        try sensor.queueUnlessArmed(judge)
     }
 
     public func setConnected(_ connected: Bool) async { await sensor.setConnected(connected) }

@@ -37,8 +37,8 @@ extension FingerprintSimulator: SimulatorControl {
 
     public func queueUnlessArmed(_ input: SimulatedInput) throws(LocalAuthError) -> Bool {
         switch input {
-        case .touch(let finger): try queueUnlessArmed(try touchJudge(finger))
-        case .fingerprintRetry(let reason): try queueUnlessArmed(try retryJudge(reason))
+        case .touch(let finger): try sensor.queueUnlessArmed(try touchJudge(finger))
+        case .fingerprintRetry(let reason): try sensor.queueUnlessArmed(try retryJudge(reason))
         case .face: throw Self.foreignInput
         }
     }
@@ -56,7 +56,7 @@ extension FaceSimulator: SimulatorControl {
 
     public func queueUnlessArmed(_ input: SimulatedInput) throws(LocalAuthError) -> Bool {
         switch input {
-        case .face(let appearance, let attentive): try queueUnlessArmed(try judge(appearance, attentive: attentive))
+        case .face(let appearance, let attentive): try sensor.queueUnlessArmed(try judge(appearance, attentive: attentive))
         case .touch, .fingerprintRetry: throw Self.foreignInput
         }
     }
