@@ -20,20 +20,30 @@ public final class MemoryStateStore: StateStore {
         var ledgerWrites = 0
     }
 
+    /// Work held while `holding`, oldest first, and let go in that order by ``release()``.
     private struct Gate {
         var holding = false
-        /// Drains scheduled while holding, oldest first.
         var held: [@Sendable () -> Void] = []
+
+        /// Holds `work` and returns false while holding; true otherwise (the caller runs it now).
+        mutating func admit(_ work: @escaping @Sendable () -> Void) -> Bool {
+            if holding { held.append(work) }
+            return !holding
+        }
+
+        /// Stops holding; returns what was held.
+        mutating func release() -> [@Sendable () -> Void] {
+            holding = false
+            defer { held = [] }
+            return held
+        }
     }
 
     private let contents = Mutex(Contents())
+    /// Holds the ledger writer's drains (``holdLedgerWrites()``).
     private let gate = Mutex(Gate())
-    private let profileGate = Mutex(ProfileGate())
-
-    private struct ProfileGate {
-        var holding = false
-        var waiting: [DispatchSemaphore] = []
-    }
+    /// Holds profile saves, each its thread's wake-up (``holdProfileSaves()``).
+    private let profileGate = Mutex(Gate())
     private let queue = DispatchQueue(label: "MemoryStateStore.ledger-writer")
     private let writer = Mutex<LedgerWriter?>(nil)
 
@@ -82,23 +92,14 @@ public final class MemoryStateStore: StateStore {
 
     /// Starts every held write, and later ones at once.
     public func releaseLedgerWrites() {
-        let held = gate.withLock { gate in
-            gate.holding = false
-            defer { gate.held = [] }
-            return gate.held
-        }
-        for drain in held { queue.async(execute: drain) }
+        for drain in gate.withLock({ $0.release() }) { queue.async(execute: drain) }
     }
 
     /// Writes waiting at the gate now.
     public var heldLedgerWrites: Int { gate.withLock { $0.held.count } }
 
     private func scheduleDrain(_ drain: @escaping @Sendable () -> Void) {
-        let start = gate.withLock { gate in
-            if gate.holding { gate.held.append(drain) }
-            return !gate.holding
-        }
-        if start { queue.async(execute: drain) }
+        if gate.withLock({ $0.admit(drain) }) { queue.async(execute: drain) }
     }
 
     public func loadProfile(user: UInt32) throws(StateStoreError) -> UserProfile? {
@@ -115,23 +116,15 @@ public final class MemoryStateStore: StateStore {
 
     /// Lets every held profile save go on, and later ones at once.
     public func releaseProfileSaves() {
-        let held = profileGate.withLock { gate in
-            gate.holding = false
-            defer { gate.waiting = [] }
-            return gate.waiting
-        }
-        for save in held { save.signal() }
+        for wake in profileGate.withLock({ $0.release() }) { wake() }
     }
 
     /// Profile saves blocked at the gate now.
-    public var heldProfileSaves: Int { profileGate.withLock { $0.waiting.count } }
+    public var heldProfileSaves: Int { profileGate.withLock { $0.held.count } }
 
     public func saveProfile(_ profile: UserProfile, user: UInt32) throws(StateStoreError) {
         let blocked = DispatchSemaphore(value: 0)
-        if profileGate.withLock({ gate in
-            if gate.holding { gate.waiting.append(blocked) }
-            return gate.holding
-        }) { blocked.wait() }
+        if !profileGate.withLock({ $0.admit { blocked.signal() } }) { blocked.wait() }
         try contents.withLock { (contents) throws(StateStoreError) in
             if contents.failWrites { throw StateStoreError(.io, "disk full (test)") }
             contents.profiles[user] = profile
