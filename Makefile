@@ -252,7 +252,8 @@ man completion:
 ## The release daemon as `make release` links it (static Swift runtime; copied aside, since the
 ## harness needs Swift Testing and so the dynamic runtime), the harness, the C libdbus floors (a
 ## one-call echo service and a no-work service for the four calls of an evaluation cycle), then
-## the measurements.
+## the measurements; bench/critical-path.c is preloaded into the daemon and the cycle floor to time
+## each call from the read to the reply.
 bench: deps $(STATIC_CXX_DIR)/libstdc++.a $(RELEASE_LIBS_DIR)/dbus-1.pc
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauthd
 	mkdir -p .build
@@ -262,6 +263,9 @@ bench: deps $(STATIC_CXX_DIR)/libstdc++.a $(RELEASE_LIBS_DIR)/dbus-1.pc
 	cc -O2 -Wall -o .build/bench-cycle-floor bench/cycle-floor.c $$(pkg-config --cflags --libs dbus-1)
 	$$($(SWIFT) build -c release --show-bin-path)/localauth-bench --daemon .build/bench-localauthd \
 	  --echo .build/bench-echo --floor .build/bench-cycle-floor --json bench/results.json --markdown BENCHMARKS.md
+	cc -O2 -Wall -shared -fPIC -o .build/critical-path.so bench/critical-path.c -ldl
+	/usr/bin/python3 bench/critical-path.py .build/bench-localauthd .build/bench-cycle-floor \
+	  --json bench/critical-path.json --markdown BENCHMARKS.md
 	$(SWIFT) build -c release --product localauth-provider-bench
 	$$($(SWIFT) build -c release --show-bin-path)/localauth-provider-bench --json bench/provider-results.json
 	$(SWIFT) build -c release --product localauth-fprintd-provider
