@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A private connection to a message bus, driven by its own thread (``DBusEventLoop``).
 ///
@@ -11,6 +14,13 @@ import CDBus
 /// The loop polls the socket itself and dispatches incoming messages after each read, a bounded
 /// number per turn so that work handed to it interleaves; libdbus is never re-entered from its own
 /// callbacks.
+///
+/// Replies and signals go out in the order sent while the bus keeps up with them. When it falls
+/// behind, they wait in a ``DBusOutgoingQueue`` and reach libdbus round-robin by destination, and
+/// the socket's send buffer is kept small (``socketSendBuffer``), so that no client's backlog
+/// delays another's reply by more than a message. Method calls awaiting a reply, and the replies
+/// libdbus sends itself (`org.freedesktop.DBus.Peer`), go straight to libdbus; a call is preceded by
+/// what was held for its destination.
 ///
 /// An open connection keeps itself alive: call `close()` when done. It closes itself when the bus
 /// goes away, after calling the `onDisconnect` handler.
@@ -32,6 +42,13 @@ public final class DBusConnection: @unchecked Sendable {
     /// Signal subscribers by subscription id.
     var subscriptions: [UInt64: SignalSubscriber] = [:]
     var nextSubscriptionID: UInt64 = 1
+    /// Replies and signals waiting for the bus to take the ones before them.
+    private var heldBack = DBusOutgoingQueue<DBusMessage>()
+
+    /// The send buffer asked of the kernel for the connection's socket (Linux doubles it): what
+    /// the bus has not read yet, queued in order ahead of any reply sent now. The default,
+    /// ~208 KiB, holds a thousand small replies.
+    static let socketSendBuffer: Int32 = 8 * 1024
 
     /// Opens a private connection on a new ``DBusEventLoop`` and registers with the bus (`Hello`).
     ///
@@ -68,6 +85,11 @@ public final class DBusConnection: @unchecked Sendable {
         self.uniqueName = String(cString: name)
         self.raw = raw
         selfReference = self
+        var socket: Int32 = -1
+        if dbus_connection_get_socket(raw, &socket) != 0 {
+            var size = Self.socketSendBuffer
+            _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         installCallbacks(raw)
     }
 
@@ -89,6 +111,9 @@ public final class DBusConnection: @unchecked Sendable {
     public func flush() {
         onQueue {
             guard let raw else { return }
+            while let message = heldBack.next() {
+                _ = dbus_connection_send(raw, message.raw, nil)
+            }
             dbus_connection_flush(raw)
         }
     }
@@ -107,11 +132,34 @@ public final class DBusConnection: @unchecked Sendable {
         return raw
     }
 
-    /// Queues `message` for sending. Only on `queue`.
+    /// Queues `message` for sending: with libdbus while the bus keeps up, otherwise behind the
+    /// messages held for the same destination. Only on `queue`.
     func send(_ message: DBusMessage) throws(DBusError) {
         let raw = try openConnection()
-        guard dbus_connection_send(raw, message.raw, nil) != 0 else {
-            throw DBusError(.noMemory, "out of memory queueing a message")
+        if heldBack.isEmpty, dbus_connection_get_outgoing_size(raw) == 0 {
+            guard dbus_connection_send(raw, message.raw, nil) != 0 else {
+                throw DBusError(.noMemory, "out of memory queueing a message")
+            }
+            return
+        }
+        heldBack.hold(message, for: message.destination)
+        sendHeldBackInTurn(raw)
+    }
+
+    /// Hands libdbus what is held for `destination`, before a method call to it goes straight to
+    /// libdbus. Only on `queue`.
+    func sendHeldBack(to destination: String?) {
+        guard !heldBack.isEmpty, let destination, let raw else { return }
+        for message in heldBack.takeAll(for: destination) {
+            _ = dbus_connection_send(raw, message.raw, nil)
+        }
+    }
+
+    /// Hands held messages to libdbus, a destination at a time, while the socket takes them.
+    private func sendHeldBackInTurn(_ raw: OpaquePointer) {
+        // A message libdbus has no memory to queue is dropped, as it is when sent directly.
+        while dbus_connection_get_outgoing_size(raw) == 0, let message = heldBack.next() {
+            _ = dbus_connection_send(raw, message.raw, nil)
         }
     }
 
@@ -122,6 +170,7 @@ public final class DBusConnection: @unchecked Sendable {
             call.fail(DBusError.disconnected("the connection was closed before a reply arrived"))
         }
         subscriptions.removeAll()
+        heldBack.removeAll()
         queue.serve(nil)
         dbus_connection_remove_filter(raw, Self.filter, Unmanaged.passUnretained(self).toOpaque())
         // Clearing the functions makes libdbus remove every watch and timeout through our callbacks.
@@ -183,10 +232,12 @@ public final class DBusConnection: @unchecked Sendable {
 
     // MARK: Dispatching incoming messages
 
-    /// Dispatches queued messages, a bounded number per turn so other work on the loop
-    /// interleaves; returns whether more are waiting.
+    /// Sends what was held back while the socket takes it, then dispatches queued messages, a
+    /// bounded number per turn so other work on the loop interleaves; returns whether more are
+    /// waiting.
     private func drain() -> Bool {
         queue.preconditionOutsideIsolatedJob()
+        if !heldBack.isEmpty, let raw { sendHeldBackInTurn(raw) }
         for _ in 0..<64 {
             // A handler may close the connection; re-read `raw` every time.
             guard let raw, dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS else { return false }

@@ -29,6 +29,7 @@ final class PendingCall: @unchecked Sendable {
                 destination: destination, path: path, interface: interface, member: member, arguments: arguments,
                 on: connection)
             let raw = try connection.openConnection()
+            connection.sendHeldBack(to: destination)
             var pending: OpaquePointer?
             guard dbus_connection_send_with_reply(raw, message.raw, &pending, Self.milliseconds(timeout)) != 0 else {
                 throw DBusError(.noMemory, "out of memory sending \(member)")

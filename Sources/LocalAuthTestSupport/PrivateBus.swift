@@ -67,6 +67,17 @@ public final class PrivateBus: Sendable {
         self.process = Mutex(process)
     }
 
+    /// Stops the daemon (SIGSTOP) until ``resume()``: it reads and routes nothing meanwhile, so
+    /// what connections send piles up in their sockets and queues.
+    public func suspend() {
+        kill(pid, SIGSTOP)
+    }
+
+    /// Lets a suspended daemon go on (SIGCONT).
+    public func resume() {
+        kill(pid, SIGCONT)
+    }
+
     /// Kills the daemon; every connection to it sees `Disconnected`.
     public func stop() {
         guard let process = process.withLock({ p in defer { p = nil }; return p }) else { return }
