@@ -18,9 +18,9 @@ import Glibc
 /// Replies and signals go out in the order sent while the bus keeps up with them. When it falls
 /// behind, they wait in a ``DBusOutgoingQueue`` and reach libdbus round-robin by destination, and
 /// the socket's send buffer is kept small (``socketSendBuffer``), so that no client's backlog
-/// delays another's reply by more than a message. Method calls awaiting a reply, and the replies
-/// libdbus sends itself (`org.freedesktop.DBus.Peer`), go straight to libdbus; a call is preceded by
-/// what was held for its destination.
+/// delays another's reply by more than a message; `org.freedesktop.DBus.Peer`, which libdbus would
+/// answer itself, is answered here for that reason. Method calls awaiting a reply go straight to
+/// libdbus, preceded by what was held for their destination.
 ///
 /// An open connection keeps itself alive: call `close()` when done. It closes itself when the bus
 /// goes away, after calling the `onDisconnect` handler.
@@ -44,6 +44,13 @@ public final class DBusConnection: @unchecked Sendable {
     var nextSubscriptionID: UInt64 = 1
     /// Replies and signals waiting for the bus to take the ones before them.
     private var heldBack = DBusOutgoingQueue<DBusMessage>()
+    /// When a held message last went to libdbus.
+    private var lastHeldBackSent = ContinuousClock.now
+
+    /// How long held messages wait at most for libdbus's queue to empty before one goes anyway:
+    /// what libdbus queues itself (its replies to a flood of `Peer.Ping`) or what goes straight to
+    /// it (method calls) can keep that queue from ever emptying while the flood lasts.
+    static let heldBackPatience = Duration.milliseconds(10)
 
     /// The send buffer asked of the kernel for the connection's socket (Linux doubles it): what
     /// the bus has not read yet, queued in order ahead of any reply sent now. The default,
@@ -143,7 +150,7 @@ public final class DBusConnection: @unchecked Sendable {
             return
         }
         heldBack.hold(message, for: message.destination)
-        sendHeldBackInTurn(raw)
+        sendHeldBackInTurn(raw, forcing: false)
     }
 
     /// Hands libdbus what is held for `destination`, before a method call to it goes straight to
@@ -155,12 +162,20 @@ public final class DBusConnection: @unchecked Sendable {
         }
     }
 
-    /// Hands held messages to libdbus, a destination at a time, while the socket takes them.
-    private func sendHeldBackInTurn(_ raw: OpaquePointer) {
+    /// Hands held messages to libdbus, a destination at a time, while the socket takes them; when
+    /// `forcing` (once a turn of the loop), one anyway if none went for ``heldBackPatience``.
+    private func sendHeldBackInTurn(_ raw: OpaquePointer, forcing: Bool) {
+        var sent = false
         // A message libdbus has no memory to queue is dropped, as it is when sent directly.
         while dbus_connection_get_outgoing_size(raw) == 0, let message = heldBack.next() {
             _ = dbus_connection_send(raw, message.raw, nil)
+            sent = true
         }
+        if forcing, !sent, ContinuousClock.now - lastHeldBackSent >= Self.heldBackPatience, let message = heldBack.next() {
+            _ = dbus_connection_send(raw, message.raw, nil)
+            sent = true
+        }
+        if sent { lastHeldBackSent = .now }
     }
 
     private func closeOnQueue() {
@@ -237,12 +252,46 @@ public final class DBusConnection: @unchecked Sendable {
     /// waiting.
     private func drain() -> Bool {
         queue.preconditionOutsideIsolatedJob()
-        if !heldBack.isEmpty, let raw { sendHeldBackInTurn(raw) }
+        if !heldBack.isEmpty, let raw { sendHeldBackInTurn(raw, forcing: true) }
         for _ in 0..<64 {
             // A handler may close the connection; re-read `raw` every time.
-            guard let raw, dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS else { return false }
+            guard let raw else { return false }
+            if let next = dbus_connection_borrow_message(raw) {
+                if dbus_message_get_type(next) == DBUS_MESSAGE_TYPE_METHOD_CALL, dbus_message_has_interface(next, Self.peerInterface) != 0 {
+                    dbus_connection_steal_borrowed_message(raw, next)
+                    answerPeer(DBusMessage(owning: next, releasedOn: self))
+                    continue
+                }
+                dbus_connection_return_message(raw, next)
+            }
+            guard dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS else { return false }
         }
         return true
+    }
+
+    private static let peerInterface = "org.freedesktop.DBus.Peer"
+
+    /// Answers `org.freedesktop.DBus.Peer` as libdbus would (`Ping`, `GetMachineId`), but through
+    /// ``send(_:)``: libdbus's own answers skip the queues that keep one flooding client's replies
+    /// from delaying everyone else's.
+    private func answerPeer(_ call: DBusMessage) {
+        let member = call.member ?? ""
+        let reply = DBusPendingReply(call: call, member: member, connection: self)
+        switch member {
+        case "Ping":
+            reply.send([])
+        case "GetMachineId":
+            var error = CDBus.DBusError()
+            dbus_error_init(&error)
+            defer { dbus_error_free(&error) }
+            guard let id = dbus_try_get_local_machine_id(&error) else {
+                return reply.fail(DBusError(error, default: "cannot read the machine id"))
+            }
+            defer { dbus_free(id) }
+            reply.send([.string(String(cString: id))])
+        default:
+            reply.fail(DBusError(.unknownMethod, "Unknown method \"\(member)\" on interface \"\(Self.peerInterface)\""))
+        }
     }
 
     /// Sees every incoming message first: handles disconnection and delivers signals to
