@@ -7,7 +7,8 @@ extension DBusConnection {
     /// on `queue`.
     ///
     /// If `introspectionXML` is given, `org.freedesktop.DBus.Introspectable.Introspect` is answered
-    /// with it without reaching the handler. `org.freedesktop.DBus.Peer` is answered by libdbus.
+    /// with it without reaching the handler. `org.freedesktop.DBus.Peer` never reaches the handler
+    /// (libdbus answers it, or the connection while it holds replies back).
     /// Arguments that `secretsOf`'s methods mark secret reach the handler as `.secret` values, and
     /// their bytes in the received message are zeroed.
     /// Throws `InvalidArgs` for an invalid path or XML, libdbus's `ObjectPathInUse` if taken.

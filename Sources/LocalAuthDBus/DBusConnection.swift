@@ -16,11 +16,14 @@ import Glibc
 /// callbacks.
 ///
 /// Replies and signals go out in the order sent while the bus keeps up with them. When it falls
-/// behind, they wait in a ``DBusOutgoingQueue`` and reach libdbus round-robin by destination, and
-/// the socket's send buffer is kept small (``socketSendBuffer``), so that no client's backlog
-/// delays another's reply by more than a message; `org.freedesktop.DBus.Peer`, which libdbus would
-/// answer itself, is answered here for that reason. Method calls awaiting a reply go straight to
-/// libdbus, preceded by what was held for their destination.
+/// behind, they wait in a ``DBusOutgoingQueue`` and reach libdbus round-robin by destination, so
+/// that no client's backlog delays another's reply by more than a message (a service keeps its
+/// socket's send buffer small for this, `connect(to:sendBuffer:)`). While there is a backlog,
+/// `org.freedesktop.DBus.Peer`, which libdbus would answer itself, is answered here for the same
+/// reason. Each destination's messages keep their order; a broadcast signal goes out after
+/// everything held before it. Method calls awaiting a reply go straight to libdbus, after what
+/// was held for their destination. Replies libdbus makes itself to calls nothing is registered
+/// for (an unknown path, `Introspect` of a parent path) still skip the queues.
 ///
 /// An open connection keeps itself alive: call `close()` when done. It closes itself when the bus
 /// goes away, after calling the `onDisconnect` handler.
@@ -44,36 +47,36 @@ public final class DBusConnection: @unchecked Sendable {
     var nextSubscriptionID: UInt64 = 1
     /// Replies and signals waiting for the bus to take the ones before them.
     private var heldBack = DBusOutgoingQueue<DBusMessage>()
-    /// When a held message last went to libdbus.
+    /// When a held message last went to libdbus, or the first was held.
     private var lastHeldBackSent = ContinuousClock.now
 
     /// How long held messages wait at most for libdbus's queue to empty before one goes anyway:
-    /// what libdbus queues itself (its replies to a flood of `Peer.Ping`) or what goes straight to
-    /// it (method calls) can keep that queue from ever emptying while the flood lasts.
+    /// what goes straight to libdbus (method calls, the replies it makes itself) can keep that
+    /// queue from ever emptying while a flood lasts. The loop looks again at least this often
+    /// while anything is held.
     static let heldBackPatience = Duration.milliseconds(10)
-
-    /// The send buffer asked of the kernel for the connection's socket (Linux doubles it): what
-    /// the bus has not read yet, queued in order ahead of any reply sent now. The default,
-    /// ~208 KiB, holds a thousand small replies.
-    static let socketSendBuffer: Int32 = 8 * 1024
 
     /// Opens a private connection on a new ``DBusEventLoop`` and registers with the bus (`Hello`).
     ///
     /// Uses `dbus_connection_open_private` + `dbus_bus_register` rather than `dbus_bus_get`, and
     /// turns off libdbus's exit-on-disconnect. The blocking handshake runs on the loop.
-    public static func connect(to bus: DBusBus) async throws -> DBusConnection {
+    /// - Parameter sendBuffer: the socket's send buffer to ask the kernel for (Linux doubles it),
+    ///   for a service that answers many clients: what the bus has not read yet waits there in
+    ///   order, ahead of any reply sent now, and the default (~208 KiB) holds a thousand small
+    ///   replies. Messages beyond it wait in this connection's queues, each destination in turn.
+    public static func connect(to bus: DBusBus, sendBuffer: Int32? = nil) async throws -> DBusConnection {
         let address = try bus.resolvedAddress()
         let queue = DBusEventLoop()
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 continuation.resume(with: Result { () throws(DBusError) in
-                    try DBusConnection(address: address, queue: queue)
+                    try DBusConnection(address: address, queue: queue, sendBuffer: sendBuffer)
                 })
             }
         }
     }
 
-    private init(address: String, queue: DBusEventLoop) throws(DBusError) {
+    private init(address: String, queue: DBusEventLoop, sendBuffer: Int32?) throws(DBusError) {
         queue.precondition()
         _ = dbus_threads_init_default()
         var error = CDBus.DBusError()
@@ -93,8 +96,7 @@ public final class DBusConnection: @unchecked Sendable {
         self.raw = raw
         selfReference = self
         var socket: Int32 = -1
-        if dbus_connection_get_socket(raw, &socket) != 0 {
-            var size = Self.socketSendBuffer
+        if var size = sendBuffer, dbus_connection_get_socket(raw, &socket) != 0 {
             _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         installCallbacks(raw)
@@ -118,9 +120,7 @@ public final class DBusConnection: @unchecked Sendable {
     public func flush() {
         onQueue {
             guard let raw else { return }
-            while let message = heldBack.next() {
-                _ = dbus_connection_send(raw, message.raw, nil)
-            }
+            sendAllHeldBack(raw)
             dbus_connection_flush(raw)
         }
     }
@@ -144,18 +144,35 @@ public final class DBusConnection: @unchecked Sendable {
     func send(_ message: DBusMessage) throws(DBusError) {
         let raw = try openConnection()
         if heldBack.isEmpty, dbus_connection_get_outgoing_size(raw) == 0 {
-            guard dbus_connection_send(raw, message.raw, nil) != 0 else {
-                throw DBusError(.noMemory, "out of memory queueing a message")
-            }
-            return
+            return try sendNow(message, raw)
         }
-        heldBack.hold(message, for: message.destination)
+        guard let destination = message.destination else {
+            // A broadcast may reach every client: after everything held before it.
+            sendAllHeldBack(raw)
+            return try sendNow(message, raw)
+        }
+        if heldBack.isEmpty { lastHeldBackSent = .now }
+        heldBack.hold(message, for: destination)
         sendHeldBackInTurn(raw, forcing: false)
+    }
+
+    private func sendNow(_ message: DBusMessage, _ raw: OpaquePointer) throws(DBusError) {
+        guard dbus_connection_send(raw, message.raw, nil) != 0 else {
+            throw DBusError(.noMemory, "out of memory queueing a message")
+        }
+    }
+
+    /// Hands libdbus everything held, each destination in turn.
+    private func sendAllHeldBack(_ raw: OpaquePointer) {
+        while let message = heldBack.next() {
+            _ = dbus_connection_send(raw, message.raw, nil)
+        }
     }
 
     /// Hands libdbus what is held for `destination`, before a method call to it goes straight to
     /// libdbus. Only on `queue`.
     func sendHeldBack(to destination: String?) {
+        queue.precondition()
         guard !heldBack.isEmpty, let destination, let raw else { return }
         for message in heldBack.takeAll(for: destination) {
             _ = dbus_connection_send(raw, message.raw, nil)
@@ -242,7 +259,7 @@ public final class DBusConnection: @unchecked Sendable {
             },
             loop, nil)
         dbus_connection_add_filter(raw, Self.filter, Unmanaged.passUnretained(self).toOpaque(), nil)
-        queue.serve { [unowned self] in drain() }
+        queue.serve({ [unowned self] in drain() }, recheck: { [unowned self] in heldBack.isEmpty ? nil : Self.heldBackPatience })
     }
 
     // MARK: Dispatching incoming messages
@@ -253,10 +270,12 @@ public final class DBusConnection: @unchecked Sendable {
     private func drain() -> Bool {
         queue.preconditionOutsideIsolatedJob()
         if !heldBack.isEmpty, let raw { sendHeldBackInTurn(raw, forcing: true) }
+        // Without a backlog libdbus may answer Peer itself: nothing would wait behind its replies.
+        let answersPeer = !heldBack.isEmpty || raw.map { dbus_connection_get_outgoing_size($0) > 0 } ?? false
         for _ in 0..<64 {
             // A handler may close the connection; re-read `raw` every time.
             guard let raw else { return false }
-            if let next = dbus_connection_borrow_message(raw) {
+            if answersPeer, let next = dbus_connection_borrow_message(raw) {
                 if dbus_message_get_type(next) == DBUS_MESSAGE_TYPE_METHOD_CALL, dbus_message_has_interface(next, Self.peerInterface) != 0 {
                     dbus_connection_steal_borrowed_message(raw, next)
                     answerPeer(DBusMessage(owning: next, releasedOn: self))

@@ -83,10 +83,13 @@ public final class DBusEventLoop: @unchecked Sendable {
     func toggleTimeout(_ timeout: OpaquePointer) { precondition(); runner.restart(timeout) }
 
     /// Dispatches what libdbus read, every turn of the loop; returns whether more is waiting.
-    /// Set on the loop's thread when the connection opens; nil once it closes.
-    func serve(_ dispatch: (() -> Bool)?) {
+    /// `recheck`, asked before the loop sleeps, bounds the sleep: the connection holds messages
+    /// back and must look again within that time even if nothing happens. Set on the loop's
+    /// thread when the connection opens; nil once it closes.
+    func serve(_ dispatch: (() -> Bool)?, recheck: (() -> Duration?)? = nil) {
         precondition()
         runner.dispatch = dispatch
+        runner.recheck = recheck
     }
 
     /// `sync`'s work while its caller waits: the loop runs it and lets go of it before the caller
@@ -165,6 +168,7 @@ extension DBusEventLoop {
         var watches = Set<OpaquePointer>()
         var timeouts: [OpaquePointer: ContinuousClock.Instant] = [:]
         var dispatch: (() -> Bool)?
+        var recheck: (() -> Duration?)?
         /// Set while a job of an actor isolated to the loop runs: libdbus's handlers, which may
         /// enter that actor synchronously, must not run then (``DBusEventLoop/preconditionOutsideIsolatedJob()``).
         var runningIsolatedJob = false
@@ -267,7 +271,7 @@ extension DBusEventLoop {
                     descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
                     polled.append(watch)
                 }
-                let timeout = sleep ? pollTimeout() : 0
+                let timeout = sleep ? pollTimeout(within: recheck?()) : 0
                 let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
                 shared.withLock { $0.sleeping = false }
                 if ready > 0 {
@@ -328,9 +332,11 @@ extension DBusEventLoop {
             }
         }
 
-        private func pollTimeout() -> Int32 {
-            guard let next = timeouts.values.min() else { return -1 }
-            let remaining = next - .now
+        /// Until the next libdbus timeout, at most `bound`; -1 (forever) when neither is set.
+        private func pollTimeout(within bound: Duration?) -> Int32 {
+            var remaining = timeouts.values.min().map { $0 - .now }
+            if let bound { remaining = min(remaining ?? bound, bound) }
+            guard let remaining else { return -1 }
             if remaining <= .zero { return 0 }
             let (seconds, attoseconds) = remaining.components
             return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)

@@ -20,19 +20,18 @@ struct DBusOutgoingQueue<Message> {
         var head = 0
     }
 
-    /// Keyed by destination; broadcast signals under "".
+    /// Keyed by destination (a broadcast is never held: it goes after everything held before it).
     private var backlogs: [String: Backlog] = [:]
     /// The destinations with held messages, the next to send first.
     private var rotation: [String] = []
 
     var isEmpty: Bool { rotation.isEmpty }
 
-    /// Holds `message` after those already held for `destination` (nil for a broadcast).
-    mutating func hold(_ message: Message, for destination: String?) {
-        let key = destination ?? ""
-        if backlogs[key]?.messages.append(message) == nil {
-            backlogs[key] = Backlog(messages: [message])
-            rotation.append(key)
+    /// Holds `message` after those already held for `destination`.
+    mutating func hold(_ message: Message, for destination: String) {
+        if backlogs[destination]?.messages.append(message) == nil {
+            backlogs[destination] = Backlog(messages: [message])
+            rotation.append(destination)
         }
     }
 

@@ -110,7 +110,7 @@ public final class Daemon: Sendable {
         }
         let connection: DBusConnection
         do {
-            connection = try await DBusConnection.connect(to: settings.bus)
+            connection = try await DBusConnection.connect(to: settings.bus, sendBuffer: 8 * 1024)
         } catch {
             throw StartError(exitStatus: 69, description: "cannot connect to \(settings.bus): \(error)")
         }

@@ -10,11 +10,11 @@ import Testing
         var queue = DBusOutgoingQueue<String>()
         for n in 1...3 { queue.hold("flood \(n)", for: ":1.7") }
         queue.hold("quiet", for: ":1.9")
-        queue.hold("broadcast", for: nil)
+        queue.hold("other", for: ":1.12")
         queue.hold("flood 4", for: ":1.7")
         var sent: [String] = []
         while let message = queue.next() { sent.append(message) }
-        #expect(sent == ["flood 1", "quiet", "broadcast", "flood 2", "flood 3", "flood 4"])
+        #expect(sent == ["flood 1", "quiet", "other", "flood 2", "flood 3", "flood 4"])
         #expect(queue.isEmpty)
     }
 
@@ -50,16 +50,16 @@ private final class Arrivals<Element: Sendable>: Sendable {
     var all: [Element] { items.withLock { $0 } }
 }
 
-/// `dbus-monitor --profile` on a bus: the method returns the bus routes, in the order it routes
-/// them (the order it read them from their senders' sockets).
-private final class RoutedReplies: Sendable {
+/// `dbus-monitor --profile` on a bus: the method returns and signals the bus routes, in the order
+/// it routes them (the order it read them from their senders' sockets).
+private final class RoutedMessages: Sendable {
     private let process: Process
     private let lines = Arrivals<String>()
 
     init(on bus: PrivateBus) async throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
-        process.arguments = ["--address", bus.address, "--profile", "type='method_return'"]
+        process.arguments = ["--address", bus.address, "--profile", "type='method_return'", "type='signal'"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -81,11 +81,17 @@ private final class RoutedReplies: Sendable {
         }
     }
 
-    /// The destinations of the method returns `sender` sent, in the bus's order.
-    func destinations(from sender: String) -> [String] {
+    /// What `sender` sent, in the bus's order: each method return's destination, and `signal
+    /// MEMBER` for a signal.
+    func routed(from sender: String) -> [String] {
         lines.all.compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            return fields.count > 4 && fields[0] == "mr" && fields[3] == sender ? String(fields[4]) : nil
+            guard fields.count > 4, fields[3] == sender else { return nil }
+            switch fields[0] {
+            case "mr": return String(fields[4])
+            case "sig" where fields.count > 7: return "signal \(fields[7])"
+            default: return nil
+            }
         }
     }
 
@@ -98,14 +104,16 @@ private final class RoutedReplies: Sendable {
 
 @Suite struct OutgoingFairnessTests {
     /// The bus stops reading the server's socket while the server answers forty calls of one
-    /// client with 32 KiB each, then one call of another client. The flooder's replies wait in
-    /// their own queue, so the bus takes the other client's reply, sent last, among the first.
+    /// client with 32 KiB each, then one call of another client, then broadcasts a signal. The
+    /// flooder's replies wait in their own queue, so the bus takes the other client's reply, sent
+    /// last, among the first; the broadcast goes after every reply. Peer calls read meanwhile are
+    /// answered by the server itself, as libdbus would.
     @Test func aReplyToAQuietClientDoesNotWaitBehindAnotherClientsBacklog() async throws {
         try await withPrivateBus { bus in
-            let monitor = try await RoutedReplies(on: bus)
+            let monitor = try await RoutedMessages(on: bus)
             defer { monitor.stop() }
             let held = Arrivals<DBusPendingReply>()
-            let server = try await bus.connect()
+            let server = try await DBusConnection.connect(to: .address(bus.address), sendBuffer: 8 * 1024)
             try server.register(path: "/test") { call in
                 held.append(call.reply)
                 return .deferred
@@ -123,17 +131,35 @@ private final class RoutedReplies: Sendable {
                 group.addTask { try await hold(quiet) }
                 #expect(await eventually { held.all.count == 41 })
                 bus.suspend()
+                defer { bus.resume() }
                 let payload = DBusValue.string(String(repeating: "x", count: 32 * 1024))
                 server.queue.sync {
                     for reply in held.all { reply.send([payload]) }
                 }
+                try server.emitSignal(path: "/test", interface: testInterface, member: "Changed")
+                // Read while the flooder's replies are still held: the daemon answers Peer itself.
+                let peer: @Sendable (String) async throws -> [DBusValue] = { member in
+                    try await quiet.call(destination: destination, path: "/", interface: "org.freedesktop.DBus.Peer", member: member)
+                }
+                async let ping = peer("Ping")
+                async let machineID = peer("GetMachineId")
+                async let unknown: DBusError? = {
+                    do { _ = try await peer("GetSomethingElse") } catch let error as DBusError { return error } catch {}
+                    return nil
+                }()
                 bus.resume()
                 try await group.waitForAll()
+                #expect(try await ping == [])
+                let busMachineID = try await quiet.call(
+                    destination: "org.freedesktop.DBus", path: "/", interface: "org.freedesktop.DBus.Peer", member: "GetMachineId")
+                #expect(try await machineID == busMachineID)
+                #expect(await unknown?.name == .unknownMethod)
             }
-            #expect(await eventually { monitor.destinations(from: server.uniqueName).count == 41 })
-            let routed = monitor.destinations(from: server.uniqueName)
+            #expect(await eventually { monitor.routed(from: server.uniqueName).contains("signal Changed") })
+            let routed = monitor.routed(from: server.uniqueName)
             let position = try #require(routed.firstIndex(of: quiet.uniqueName))
             #expect(position < 8, "the bus took the quiet client's reply after \(position) of the flooder's 40")
+            #expect(routed.firstIndex(of: "signal Changed") == 41, "\(routed)")
         }
     }
 }

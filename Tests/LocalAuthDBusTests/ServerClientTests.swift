@@ -188,7 +188,7 @@ struct ServerAndClient {
                 destination: server.uniqueName, path: "/test", interface: "org.freedesktop.DBus.Introspectable",
                 member: "Introspect")
             #expect(reply == [.string(xml)])
-            // Peer is answered by libdbus.
+            // Peer is answered below the handler.
             #expect(try await client.call(
                 destination: server.uniqueName, path: "/test", interface: "org.freedesktop.DBus.Peer", member: "Ping") == [])
         }
