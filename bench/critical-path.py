@@ -22,66 +22,25 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
-import dbus
+sys.dont_write_bytecode = True
+from cycle_service import CycleService  # noqa: E402 (after the line above)
 
-NAME = "org.localauth.LocalAuthentication1"
-FLOOR_NAME = "org.localauth.BenchFloor"
-ROOT = "/org/localauth/LocalAuthentication1"
 MEMBERS = ("CreateContext", "Touch", "EvaluatePolicy", "Invalidate")
 
 
 def measure(binary, floor, cycles, shim):
     """One run of one program: per member, (reply, first send, last send, whole wake) means in µs."""
-    scratch = tempfile.mkdtemp(prefix="critical-path-")
-    with open(f"{scratch}/bus.conf", "w") as conf:
-        conf.write(f"""<busconfig><type>session</type><listen>unix:path={scratch}/bus</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/><allow user="*"/></policy></busconfig>""")
-    with open(f"{scratch}/localauthd.conf", "w") as conf:
-        conf.write("max_contexts = 20000\nbiometry_max_failures = 1000\nface_consent = false\n")
-    bus = subprocess.Popen(["dbus-daemon", "--config-file", f"{scratch}/bus.conf", "--nofork", "--print-address"],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    address = bus.stdout.readline().decode().strip()
-    command = [binary, address] if floor else \
-        [binary, "--address", address, "--state-dir", f"{scratch}/state", "--config", f"{scratch}/localauthd.conf"]
-    out = f"{scratch}/totals"
-    environment = dict(os.environ, LD_PRELOAD=shim, CRITICAL_PATH_OUT=out)
-    server = subprocess.Popen(command, env=environment, stderr=open(f"{scratch}/server.log", "w"))
-    try:
-        connection = dbus.bus.BusConnection(address)
-        name = FLOOR_NAME if floor else NAME
-        deadline = time.monotonic() + 60
-        while not connection.name_has_owner(name):
-            if server.poll() is not None or time.monotonic() > deadline:
-                sys.exit(f"critical-path: {binary} did not start; see {scratch}/server.log")
-            time.sleep(0.1)
-        manager = dbus.Interface(connection.get_object(name, ROOT, introspect=False), NAME + ".Manager")
-        simulator = dbus.Interface(connection.get_object(name, ROOT + "/simulator", introspect=False), NAME + ".Simulator")
-        if not floor:
-            manager.SetPasscode("", "bench-passcode", timeout=120)
-            manager.Enroll("fingerprint", "right-index-finger", "bench-passcode", timeout=120)
-
-        def cycle(reason="bench"):
-            path = manager.CreateContext(dbus.Dictionary({}, signature="sv"))
-            simulator.Touch("right-index-finger")
-            context = dbus.Interface(connection.get_object(name, path, introspect=False), NAME + ".Context")
-            context.EvaluatePolicy(dbus.UInt32(1), reason, timeout=120)
-            context.Invalidate()
-
+    descriptor, out = tempfile.mkstemp(prefix="critical-path-totals-")
+    os.close(descriptor)
+    with CycleService("critical-path", binary, floor=floor, environment={"LD_PRELOAD": shim, "CRITICAL_PATH_OUT": out}) as service:
         for _ in range(50):
-            cycle()
-        cycle("critical-path-start")
+            service.cycle()
+        service.cycle("critical-path-start")
         for _ in range(cycles):
-            cycle()
-    finally:
-        server.terminate()
-        server.wait()
-        bus.terminate()
-        bus.wait()
+            service.cycle()
     result = {}
     for line in open(out):
         member, wakes, answered, reply, first, last, busy = line.split()
@@ -91,7 +50,7 @@ def measure(binary, floor, cycles, shim):
                 sys.exit(f"critical-path: {binary} answered {answered} {member} calls of {cycles}")
             result[member] = (int(reply) / answered / 1000, int(first) / answered / 1000, int(last) / answered / 1000,
                               int(busy) / wakes / 1000)
-    shutil.rmtree(scratch, ignore_errors=True)
+    os.remove(out)
     return result
 
 
