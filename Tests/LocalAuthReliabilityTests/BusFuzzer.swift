@@ -45,7 +45,10 @@ def value(depth=0):
     if k == 9:
         inner, _ = value(depth + 1)
         levels = r.choice([1, 2, 8, 31, 40, 64])
-        return type(inner)(inner, variant_level=levels), 'v'
+        # A container copied without its signature gets one guessed from its first item, and a
+        # later item of another type then aborts libdbus in this process (an invalid 'o').
+        keep = {'signature': inner.signature} if isinstance(inner, (dbus.Dictionary, dbus.Array, dbus.Struct)) else {}
+        return type(inner)(inner, variant_level=levels, **keep), 'v'
     if k == 10: return dbus.Array([text() for _ in range(r.randrange(4))], signature='s'), 'as'
     if k == 11: return dbus.Dictionary({text(): value(depth + 1)[0] for _ in range(r.randrange(3))}, signature='sv'), 'a{sv}'
     if k == 12: return dbus.ByteArray(bytes(r.randrange(256) for _ in range(r.randrange(64)))), 'ay'
