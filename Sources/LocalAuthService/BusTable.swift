@@ -6,7 +6,7 @@ import LocalAuthDBus
 /// (``CallerDirectory``), passes the ``AccessStage`` for what it declares it needs, then its
 /// handler. A row's `decode` runs first, on the connection's queue, after the table checked the
 /// signature: it reads the typed arguments and validates them (a refusal there changes nothing).
-/// An engine row (``engineMethod(_:needs:_:)``), and a row that uses ``inline(_:_:)`` or
+/// An engine row (``engineMethod(_:needs:_:)``), and a row that uses ``answer(_:needs:_:)`` or
 /// ``immediateCaller(_:needs:)``, is answered at once where it was read when its sender has
 /// nothing queued, its identity is known and the stage would grant it without asking anyone.
 struct BusTable: Sendable {
@@ -33,22 +33,27 @@ struct BusTable: Sendable {
     }
 
     /// A row that is synchronous engine work, for a caller the stage admits without asking
-    /// (``BusAccess/anyone``, ``BusAccess/contextOwner``): answered at once where it was read when
-    /// ``inline(_:_:)`` can, queued like ``method(_:needs:_:)`` otherwise.
+    /// (``BusAccess/anyone``, ``BusAccess/contextOwner``): answered as ``answer(_:needs:_:)`` does.
     func engineMethod(_ name: String, needs access: BusAccess, _ decode: @escaping EngineDecode) -> DBusVTable.Method {
         precondition(access == .anyone || access == .contextOwner, "\(name): an engine row cannot wait for an authorization")
         return DBusVTable.Method(name) { [self] call throws(DBusError) in
             var arguments = call.reader
             let body = try decode(call, &arguments)
-            return try inline(call, body) ?? respond(call, needs: access, onEngine(body))
+            return try answer(call, needs: access, body)
         }
+    }
+
+    /// Answers `call` with `body`: at once where it was read when ``inline(_:_:)`` can, otherwise
+    /// queued like a ``method(_:needs:_:)`` row's body and run in the engine from the sender's task.
+    func answer(_ call: DBusMethodCall, needs access: BusAccess, _ body: @escaping EngineBody) throws(DBusError) -> DBusMethodReply {
+        try inline(call, body) ?? respond(call, needs: access, onEngine(body))
     }
 
     /// Runs `body` at once, in the engine's isolation, when the sender's queue is idle and its
     /// identity known: no task, no hop, and still in the sender's order. nil, and `body` not run,
     /// otherwise. Only for the connection whose loop is the engine's executor (the daemon's), from
     /// one of its method handlers: libdbus calls those between jobs, never inside the engine.
-    func inline(_ call: DBusMethodCall, _ body: EngineBody) throws(DBusError) -> DBusMethodReply? {
+    private func inline(_ call: DBusMethodCall, _ body: EngineBody) throws(DBusError) -> DBusMethodReply? {
         guard let caller = immediateCaller(call, needs: .anyone) else { return nil }
         do {
             guard let values = try stage.engine.assumeIsolated({ engine in try body(engine, caller) }) else { return .deferred }
@@ -71,7 +76,7 @@ struct BusTable: Sendable {
     }
 
     /// `body` as a queued row's, entering the engine from the sender's task.
-    func onEngine(_ body: @escaping EngineBody) -> Body {
+    private func onEngine(_ body: @escaping EngineBody) -> Body {
         let engine = stage.engine
         return { bus in try await Self.run(body, on: engine, bus) }
     }

@@ -28,7 +28,7 @@ struct ManagerObject: Sendable {
                 // The engine asks about User and a true Unlock itself; `Unlock: false` is refused alike.
                 guard request.namesUnlock || PolicyEngine.needsAuthorization(request.options) else {
                     let body: BusTable.EngineBody = { engine, bus in reply(try engine.createContext(for: bus.caller, unprivilegedOptions: options(bus))) }
-                    return try rows.inline(call, body) ?? rows.respond(call, needs: .anyone, rows.onEngine(body))
+                    return try rows.answer(call, needs: .anyone, body)
                 }
                 return rows.respond(call, needs: .anyone) { bus in
                     if request.namesUnlock && !request.options.isUnlockContext {
