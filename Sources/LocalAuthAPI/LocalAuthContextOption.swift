@@ -23,7 +23,7 @@ public enum LocalAuthContextOption: String, CaseIterable, Sendable {
 
 /// The keys of the detail dictionary in each `Manager.Backends` entry (`a(ssba{sv})`), all `s`.
 public enum LocalAuthBackendDetailKey: String, CaseIterable, Sendable {
-    /// `built-in` or `provider`.
+    /// `built-in` (the passcode), `simulator` (the built-in fingerprint and face simulators) or `provider`.
     case kind = "Kind"
     case providerVersion = "ProviderVersion"
     case state = "State"

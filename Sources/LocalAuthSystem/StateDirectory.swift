@@ -11,8 +11,9 @@ import LocalAuthCore
 /// the check cannot redirect a read or a write.
 ///
 /// Used only when it is what the daemon itself would have made: a real directory owned by the
-/// daemon's effective uid. Group and other permissions are then removed through the descriptor
-/// (never by path, and never before the owner is known). A file in it is read only when it is a
+/// daemon's effective uid and writable by no one else (mode 0700 as the daemon makes it; group or
+/// other write access is refused with a message). Group and other read and search permissions are
+/// then removed through the descriptor (never by path, and never before the owner is known). A file in it is read only when it is a
 /// regular file owned by the daemon's uid; anything else is `.corrupt`, so the user it belongs to
 /// fails closed, and is left as it is.
 ///
@@ -177,6 +178,11 @@ final class StateDirectory: Sendable {
         guard fstat(fd, &info) == 0 else { throw StateStoreError(.io, "Cannot inspect \(path): \(reason(errno)).") }
         guard info.st_uid == geteuid() else {
             throw StateStoreError(.corrupt, foreignOwner(path, info.st_uid, what: "remove it (the daemon then makes a new one) or, if its content is trusted, run `chown -R \(geteuid()) \(path)`"))
+        }
+        // Others who could write here could have removed a ledger (forgetting a lockout) or put
+        // files in: refused, not repaired, so that nobody trusts such state without a look.
+        if info.st_mode & 0o022 != 0 {
+            throw StateStoreError(.corrupt, "\(path) is writable by other users (mode \(octal(info.st_mode & 0o7777))), who could have removed or replaced state in it (a removed ledger forgets a lockout); check its content, then run `chmod 0700 \(path)`, or remove it (the daemon then makes a new one).")
         }
         if info.st_mode & 0o077 != 0 {
             guard fchmod(fd, 0o700) == 0 else { throw StateStoreError(.io, "Cannot make \(path) private (mode 0700): \(reason(errno)).") }

@@ -54,12 +54,18 @@ struct CommandSpec: Sendable {
             + options.filter { !$0.required }.map { "[" + $0.synopsis + "]" }
     }
 
+    /// The help text; a command that also heads a group (`apps`: `apps allow`, `apps revoke`) lists the group's commands.
+    @MainActor
     var help: String {
         let usageLines = TextLayout.fill(["Usage:"] + usageWords, width: TextLayout.width - 4)
         var lines = [usageLines[0]] + usageLines.dropFirst().map { "    " + $0 } + [""] + TextLayout.wrap(summary)
         if !details.isEmpty { lines += [""] + TextLayout.wrap(details) }
         if !options.isEmpty {
             lines += ["", "Options:"] + options.map { TextLayout.entry($0.synopsis, $0.helpText, column: CommandTable.optionColumn) }
+        }
+        let subcommands = CommandTable.commands.filter { $0.words.count > words.count && Array($0.words.prefix(words.count)) == words }
+        if !subcommands.isEmpty {
+            lines += ["", "Commands:"] + subcommands.map { TextLayout.entry($0.synopsis, $0.summary, column: CommandTable.commandColumn) }
         }
         return (lines + ["", CommandTable.globalHelp]).joined(separator: "\n")
     }

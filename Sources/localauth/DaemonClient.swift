@@ -99,9 +99,9 @@ struct Backend: Sendable {
     let id: String
     let modality: String
     let available: Bool
-    /// `built-in` or `provider`.
+    /// `built-in`, `simulator` or `provider`.
     let kind: String
-    /// The provider's software version; empty for built-ins.
+    /// The provider's software version; empty otherwise.
     let version: String
     let state: String
     let description: String

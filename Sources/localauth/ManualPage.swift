@@ -46,7 +46,7 @@ enum ManualPage {
             ".SH ENVIRONMENT",
             ".TP", ".B DBUS_SYSTEM_BUS_ADDRESS", text("The system bus (default unix:path=/run/dbus/system_bus_socket)."),
             ".TP", ".B DBUS_SESSION_BUS_ADDRESS", text("The session bus, for --session."),
-            ".TP", ".BR LC_ALL ", ", ", ".BR LC_CTYPE ", ", ", ".B LANG",
+            ".TP", #".BR LC_ALL ", " LC_CTYPE ", " LANG"#,
             text("When the locale's character set is not UTF-8, messages use plain ASCII quotes."),
             ".SH EXAMPLES",
             ".nf",

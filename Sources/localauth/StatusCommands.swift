@@ -24,11 +24,13 @@ enum StatusCommands {
             var lines = ["localauthd \(version) on \(global.busDescription)"]
             lines.append("backends: " + backends.map { backend in
                 guard backend.modality != "passcode" else { return backend.id }
-                guard backend.kind == "provider" else { return "\(backend.id) (\(backend.available ? "available" : "not available"))" }
+                let simulator = backend.kind == "simulator" ? "simulator, " : ""
+                guard backend.kind == "provider" else { return "\(backend.id) (\(simulator)\(backend.available ? "available" : "not available"))" }
                 let version = backend.version.isEmpty ? "" : " " + backend.version
                 return "\(backend.id) (provider\(version), \(backend.available ? "available" : "not available: " + backend.state))"
             }.joined(separator: ", "))
-            lines.append("biometry type: \(biometryType.words)")
+            let simulated = backends.contains { $0.kind == "simulator" && $0.modality == biometryType.modality }
+            lines.append("biometry type: \(biometryType.words(simulated: simulated))")
             lines.append("enrollments: " + (state.enrollments.isEmpty ? "none" : state.enrollments.map { "\($0.modality) \($0.label)" }.joined(separator: ", ")))
             lines.append("passcode: \(state.passcodeSet ? "set" : "not set")")
             lines.append("require attention: \(state.requireAttention ? "on" : "off")")
@@ -48,8 +50,8 @@ enum StatusCommands {
 
     struct Backends: ParsableCommand {
         static let configuration = CommandConfiguration<Self>(
-            words: ["backends"], summary: "List the enabled backends: id, modality, kind (built-in or provider), provider version, state.",
-            details: "A provider is a sensor in a separate process; its state says why it is not available (down: …, refused: …).")
+            words: ["backends"], summary: "List the enabled backends: id, modality, kind (built-in, simulator or provider), provider version, state.",
+            details: "A provider is a sensor in a separate process; its state says why it is not available (down: …, refused: …). A simulator has no sensor behind it: `localauth sim` plays its inputs.")
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
             let client = try await DaemonClient.connect(global)
@@ -140,11 +142,21 @@ enum BiometryType: UInt32 {
         }
     }
 
-    var words: String {
+    /// The backend modality behind this type.
+    var modality: String {
+        switch self {
+        case .none: ""
+        case .touchID: "fingerprint"
+        case .faceID: "face"
+        }
+    }
+
+    /// `simulated`: the sensor behind it is a built-in simulator, not hardware.
+    func words(simulated: Bool) -> String {
         switch self {
         case .none: "none"
-        case .touchID: "Touch ID (fingerprint)"
-        case .faceID: "Face ID (face)"
+        case .touchID: simulated ? "Touch ID (simulator)" : "Touch ID (fingerprint)"
+        case .faceID: simulated ? "Face ID (simulator)" : "Face ID (face)"
         }
     }
 }

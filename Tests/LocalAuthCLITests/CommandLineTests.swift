@@ -51,7 +51,8 @@ struct CommandLineTests {
             let fresh = try await CLI.run(bus, ["status"])
             #expect(fresh.status == 0)
             #expect(fresh.stdout.contains("passcode: not set") && fresh.stdout.contains("enrollments: none"))
-            #expect(fresh.stdout.contains("backends: fingerprint (available), face (available), passcode"))
+            #expect(fresh.stdout.contains("backends: fingerprint (simulator, available), face (simulator, available), passcode"), "\(fresh.stdout)")
+            #expect(fresh.stdout.contains("biometry type: Face ID (simulator)"), "\(fresh.stdout)")
             #expect(try await CLI.run(bus, ["enroll", "face", "--stdin"], stdin: passcode).status == 5, "passcodeNotSet")
 
             #expect(try await CLI.run(bus, ["passcode", "set", "--stdin"], stdin: passcode).stdout == "Passcode set.\n")

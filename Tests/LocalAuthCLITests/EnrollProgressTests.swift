@@ -58,11 +58,11 @@ struct EnrollProgressTests {
             let rows = table.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
             #expect(rows.first?.prefix(5) == ["ID", "MODALITY", "KIND", "VERSION", "STATE"], "\(table.stdout)")
             #expect(rows.dropFirst().first?.prefix(5) == ["reference", "fingerprint", "provider", "1.0.0", "available"], "\(table.stdout)")
-            #expect(rows.dropFirst(2).first?.prefix(5) == ["face", "face", "built-in", "-", "available"], "\(table.stdout)")
+            #expect(rows.dropFirst(2).first?.prefix(5) == ["face", "face", "simulator", "-", "available"], "\(table.stdout)")
             let json = try await CLI.run(rig.bus, ["--json", "backends"])
             #expect(json.stdout.hasPrefix(#"{"backends":[{"id":"reference","modality":"fingerprint","available":true,"kind":"provider","version":"1.0.0","state":"available""#), "\(json.stdout)")
             let status = try await CLI.run(rig.bus, ["status"])
-            #expect(status.stdout.contains("backends: reference (provider 1.0.0, available), face (available), passcode"), "\(status.stdout)")
+            #expect(status.stdout.contains("backends: reference (provider 1.0.0, available), face (simulator, available), passcode"), "\(status.stdout)")
         }
     }
 }

@@ -162,7 +162,7 @@ struct ProviderTests {
             let changed = try #require(try await changes.next()["Backends"]?.arrayElements)
             #expect(changed.first?.structure?.prefix(3) == [.string("reference"), .string("fingerprint"), .bool(false)])
             #expect(changed.first?.structure?.last?.vardict?["State"] == .string("unavailable"))
-            #expect(changed.dropFirst().first?.structure?.last?.vardict?["Kind"] == .string("built-in"))
+            #expect(changed.dropFirst().first?.structure?.last?.vardict?["Kind"] == .string("simulator"))
             try await P.simulator(rig.client.connection, "SetAvailable", [.bool(true)])
             #expect(try await changes.next()["Backends"]?.arrayElements?.first?.structure?[2] == .bool(true))
         }

@@ -302,12 +302,12 @@ struct ServiceTests {
             let client = try await Client(bus)
             let all = try await client.connection.allProperties(interface: LocalAuthBusNames.managerInterface, path: LocalAuthBusNames.managerPath, destination: LocalAuthBusNames.busName)
             #expect(all["Version"] == .string("1.0.0"))
-            func builtIn(_ description: String) -> DBusValue {
-                .vardict(["Kind": .string("built-in"), "ProviderVersion": .string(""), "State": .string("available"), "Description": .string(description)])
+            func detail(_ kind: String, _ description: String) -> DBusValue {
+                .vardict(["Kind": .string(kind), "ProviderVersion": .string(""), "State": .string("available"), "Description": .string(description)])
             }
             #expect(all["Backends"] == .array(elementSignature: "(ssba{sv})", [
-                .structure([.string("fingerprint"), .string("fingerprint"), .bool(true), builtIn("Built-in fingerprint simulator")]),
-                .structure([.string("passcode"), .string("passcode"), .bool(true), builtIn("Passcode (Argon2id)")]),
+                .structure([.string("fingerprint"), .string("fingerprint"), .bool(true), detail("simulator", "Built-in fingerprint simulator")]),
+                .structure([.string("passcode"), .string("passcode"), .bool(true), detail("built-in", "Passcode (Argon2id)")]),
             ]))
             try await client.setUp(fingers: ["left-thumb"])
             _ = try await client.manager("SetRequireAttention", [.bool(false), .string("4711-secret")])

@@ -45,9 +45,9 @@ final class FileStateStoreTests {
         #expect(permissions("\(nested)/users") == 0o700)
     }
 
-    @Test func tightensExistingDirectoriesTo0700() throws {
+    @Test func tightensExistingDirectoriesOthersMayOnlyReadTo0700() throws {
         #expect(mkdir(state, 0o755) == 0 && chmod(state, 0o755) == 0)
-        #expect(mkdir("\(state)/users", 0o755) == 0 && chmod("\(state)/users", 0o777) == 0)
+        #expect(mkdir("\(state)/users", 0o755) == 0 && chmod("\(state)/users", 0o750) == 0)
         _ = try FileStateStore(directory: state)
         #expect(permissions(state) == 0o700)
         #expect(permissions("\(state)/users") == 0o700)

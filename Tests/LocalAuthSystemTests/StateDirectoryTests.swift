@@ -67,6 +67,20 @@ final class StateDirectoryTests {
         #expect(entries(target) == [], "nothing is created in the target")
     }
 
+    /// localauthd(8): a state directory others may write to is refused and left as it is (they
+    /// could have removed a ledger), whether it is the state directory or one below it.
+    @Test(arguments: [("", 0o777), ("", 0o770), ("/users", 0o777), ("/users", 0o722)])
+    func aDirectoryOthersMayWriteIsRefusedAndLeftAlone(below: String, mode: Int) throws {
+        let directory = state + below
+        _ = try FileStateStore(directory: state)
+        #expect(chmod(directory, mode_t(mode)) == 0)
+        let error = try #require(failure { _ = try FileStateStore(directory: state) })
+        #expect(error.kind == .corrupt, "\(error)")
+        #expect(error.message.contains("\(directory) is writable by other users (mode 0\(String(mode, radix: 8)))")
+                && error.message.contains("chmod 0700 \(directory)"), "\(error)")
+        #expect(permissions(directory) == mode_t(mode), "left as it was")
+    }
+
     @Test func aRegularFileIsRefusedAndLeftAlone() throws {
         try writeFile(state, [7])
         #expect(chmod(state, 0o644) == 0)

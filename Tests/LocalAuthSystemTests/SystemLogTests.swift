@@ -5,7 +5,7 @@ import LocalAuthBackends
 import LocalAuthSystem
 import Testing
 
-@Suite("Journal fields and the sample configuration", .timeLimit(.minutes(1)))
+@Suite("Journal fields", .timeLimit(.minutes(1)))
 struct SystemLogTests {
     @Test func auditEntriesBecomeStructuredJournalFields() {
         let entry = AuditEntry(.evaluation, severity: .notice, user: 1000, client: ":1.7", clientPID: 4242,
@@ -26,19 +26,6 @@ struct SystemLogTests {
 
     @Test func withoutJournalStreamLogsGoToStandardError() {
         #expect(SystemLog.detectDestination() == .standardError || ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil)
-    }
-
-    @Test func theSampleConfigurationListsEveryKeyWithItsDefault() throws {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let path = repository.appendingPathComponent("config/localauthd.conf").path
-        #expect(try ConfigurationLoader.load(path: path, builtIn: BackendRegistry.builtIn.ids) == Configuration())
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        for key in ["backends", "preferred_biometry", "biometry_max_failures", "fingerprint_attempts_per_evaluation",
-                    "face_attempts_per_evaluation", "passcode_delays", "passcode_max_failures", "evaluation_timeout",
-                    "simulator_event_ttl", "simulator_group", "max_contexts_per_client", "max_contexts_per_user", "max_contexts",
-                    "root_reserved_contexts", "passcode_hash_workers", "max_passcode_operations_per_user", "state_directory"] {
-            #expect(text.contains("\(key) ="), "the sample lacks \(key)")
-        }
     }
 }
 

@@ -28,9 +28,9 @@ public protocol BiometricBackend: AnyObject, ListedBackend {
 }
 
 extension BiometricBackend {
-    /// A built-in sensor: the daemon's own version, connected or not.
+    /// A built-in sensor (a simulator): the daemon's own version, connected or not.
     public var detail: BackendDetail {
-        BackendDetail(kind: .builtIn, version: "", state: isAvailable ? "available" : "disconnected",
+        BackendDetail(kind: .simulator, version: "", state: isAvailable ? "available" : "disconnected",
                       description: "Built-in \(modality.rawValue) simulator")
     }
 }

@@ -43,14 +43,17 @@ public struct BackendStatus: Sendable, Hashable {
 /// Where a biometric backend runs and how it is doing, for `Backends`.
 public struct BackendDetail: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable {
-        /// Compiled into the daemon (the simulators).
+        /// Compiled into the daemon and real (the passcode).
         case builtIn = "built-in"
+        /// Compiled into the daemon and simulated: no sensor behind it, inputs come from
+        /// `localauth sim`. Offered only when `backends` names it.
+        case simulator
         /// A separate process behind the provider protocol.
         case provider
     }
 
     public var kind: Kind
-    /// The provider software's version; empty for built-ins.
+    /// The provider software's version; empty for built-ins and simulators.
     public var version: String
     /// A word or two: `available`, `disconnected`, `starting`, `unavailable`, `failed: …`.
     public var state: String
