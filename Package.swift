@@ -46,8 +46,10 @@ let package = Package(
         // Test doubles and a harness that drive the core without a bus, disk or real clock.
         .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthDBus", "LocalAuthProxies"]),
 
-        // The command-line client for people and scripts, over the D-Bus API only.
-        .executableTarget(name: "localauth", dependencies: ["CommandLineKit", "LocalAuthAPI", "LocalAuthDBus", "LocalAuthProxies"]),
+        // The command-line client for people and scripts, over the D-Bus API only; `provider check`
+        // also reads provider descriptors as the daemon does (LocalAuthSystem, the built-in ids).
+        .executableTarget(name: "localauth", dependencies: ["CommandLineKit", "LocalAuthAPI", "LocalAuthDBus", "LocalAuthProxies",
+                                                         "LocalAuthSystem", "LocalAuthBackends"]),
 
         // A provider (org.localauth.Provider1) for real fingerprint readers, through fprintd.
         .executableTarget(name: "localauth-fprintd-provider", dependencies: ["CommandLineKit", "LocalAuthBackends", "LocalAuthDBus"]),
@@ -82,6 +84,8 @@ let package = Package(
         .testTarget(name: "LocalAuthFprintdTests",
                     dependencies: ["localauth-fprintd-provider", "localauth", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthPAMTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        // agent-gtk/localauth-agent-gtk (the desktop sheet) on Xvfb against the real daemon, read through AT-SPI.
+        .testTarget(name: "LocalAuthDesktopAgentTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"], exclude: ["sheet-driver.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

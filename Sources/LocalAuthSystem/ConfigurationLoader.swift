@@ -12,6 +12,9 @@ public enum ConfigurationLoader {
         public let simulatorGroup: UInt32?
         /// The descriptors of the providers `backends` enables, in its order.
         public var providers: [ProviderDescriptor] = []
+        /// Providers `backends` names whose descriptor was refused (left out of
+        /// `configuration.backends`), each with why; the daemon logs them.
+        public var skippedProviders: [(id: String, error: ConfigurationError)] = []
     }
 
     /// The settings of `path`, or of the default file when nil; see ``loadResolvingNames(path:builtIn:)``.
@@ -23,6 +26,7 @@ public enum ConfigurationLoader {
     /// defaults; a missing file the administrator named is an error, and so is a setting that
     /// names something this system does not have (`simulator_group`, a backend id that is
     /// neither in `builtIn` — the backend registry's ids — nor a provider's), at its line.
+    /// A provider whose descriptor is refused is left out (``Resolved/skippedProviders``).
     public static func loadResolvingNames(path explicitPath: String?, builtIn: [String]) throws(ConfigurationError) -> Resolved {
         let path = explicitPath ?? defaultPath
         let read: [UInt8]?
@@ -39,12 +43,17 @@ public enum ConfigurationLoader {
             throw ConfigurationError(file: path, line: 0, message: "not valid UTF-8 text")
         }
         let parsed = try ConfigurationParser.parseLocated(text, file: path)
-        let providers = try ProviderCatalog.descriptors(for: parsed, builtIn: builtIn)
-        let groupName = parsed.configuration.simulatorGroup
-        guard !groupName.isEmpty else { return Resolved(configuration: parsed.configuration, simulatorGroup: nil, providers: providers) }
-        guard let group = groupID(named: groupName) else {
-            throw parsed.error("simulator_group", "unknown group \"\(groupName)\"; create it (`groupadd \(groupName)`) or name an existing group")
+        let found = try ProviderCatalog.descriptors(for: parsed, builtIn: builtIn)
+        var configuration = parsed.configuration
+        configuration.backends.removeAll { id in found.skipped.contains { $0.id == id } }
+        let groupName = configuration.simulatorGroup
+        var group: UInt32?
+        if !groupName.isEmpty {
+            guard let gid = groupID(named: groupName) else {
+                throw parsed.error("simulator_group", "unknown group \"\(groupName)\"; create it (`groupadd \(groupName)`) or name an existing group")
+            }
+            group = gid
         }
-        return Resolved(configuration: parsed.configuration, simulatorGroup: group, providers: providers)
+        return Resolved(configuration: configuration, simulatorGroup: group, providers: found.descriptors, skippedProviders: found.skipped)
     }
 }

@@ -21,32 +21,53 @@ public enum ProviderCatalog {
         return directories
     }
 
+    /// What the catalog found for the provider ids `backends` names.
+    public struct Found: Sendable {
+        /// The descriptors that parsed, in `backends` order.
+        public var descriptors: [ProviderDescriptor] = []
+        /// The providers left out, each with why (`FILE:LINE: message`): the daemon starts
+        /// without them and logs it, so one vendor's bad file cannot take the passcode away.
+        public var skipped: [(id: String, error: ConfigurationError)] = []
+    }
+
     /// The descriptor of every provider id `configuration.backends` names, in that order.
-    /// An id without a descriptor, or a descriptor that does not parse, is an error naming the file.
+    /// An id without any descriptor file is an error at `backends`' line (a typo in the
+    /// administrator's file); a descriptor that is unreadable or does not parse, or a second
+    /// provider of a modality already taken, is ``Found/skipped``.
     /// - Parameter builtIn: the ids the daemon's backend registry makes itself (aliases included).
-    public static func descriptors(for located: ConfigurationParser.Located, builtIn: [String]) throws(ConfigurationError) -> [ProviderDescriptor] {
+    public static func descriptors(for located: ConfigurationParser.Located, builtIn: [String]) throws(ConfigurationError) -> Found {
         let configuration = located.configuration
         let directories = configuration.providerDirectories ?? defaultDirectories
-        var result: [ProviderDescriptor] = []
+        var found = Found()
         for id in configuration.providerIDs(builtIn: builtIn) {
             let candidates: [String] = directories.reversed().map { "\($0)/\(id).provider" }
             guard let path = candidates.first(where: { access($0, F_OK) == 0 }) else {
                 throw located.error("backends", "unknown backend \"\(id)\": it is not built in (\(builtIn.joined(separator: ", "))) and no \(id).provider is in \(directories.joined(separator: " or ")); install the provider or remove it from backends")
             }
-            let bytes: [UInt8]?
-            do throws(AtomicFile.Failure) { bytes = try AtomicFile.read(path, limit: 64 * 1024) } catch {
-                throw ConfigurationError(file: path, line: 0, message: error.message)
+            do throws(ConfigurationError) {
+                let descriptor = try descriptor(at: path, builtIn: builtIn)
+                if let other = found.descriptors.first(where: { $0.modality == descriptor.modality }) {
+                    throw ConfigurationError(file: path, line: 0, message: "providers \(other.id) and \(id) are both \(descriptor.modality.rawValue) sensors; enable only one")
+                }
+                found.descriptors.append(descriptor)
+            } catch {
+                found.skipped.append((id, error))
             }
-            guard let bytes, let text = String(validating: bytes, as: UTF8.self) else {
-                throw ConfigurationError(file: path, line: 0, message: "not readable UTF-8 text")
-            }
-            let descriptor = try ProviderDescriptor.parse(text, path: path, builtIn: builtIn)
-            if let other = result.first(where: { $0.modality == descriptor.modality }) {
-                throw ConfigurationError(file: path, line: 0, message: "providers \(other.id) and \(id) are both \(descriptor.modality.rawValue) sensors; enable only one")
-            }
-            result.append(descriptor)
         }
-        return result
+        return found
+    }
+
+    /// The descriptor in the file at `path`, read and checked as the daemon does at start
+    /// (`localauth provider check` reads it with this too).
+    public static func descriptor(at path: String, builtIn: [String]) throws(ConfigurationError) -> ProviderDescriptor {
+        let bytes: [UInt8]?
+        do throws(AtomicFile.Failure) { bytes = try AtomicFile.read(path, limit: 64 * 1024) } catch {
+            throw ConfigurationError(file: path, line: 0, message: error.message)
+        }
+        guard let bytes, let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationError(file: path, line: 0, message: "not readable UTF-8 text")
+        }
+        return try ProviderDescriptor.parse(text, path: path, builtIn: builtIn)
     }
 
     private static func executablePath() -> String? {

@@ -18,7 +18,9 @@ import Glibc
 /// Description=Reference fingerprint provider (simulated)
 /// ```
 /// Without `Exec` the provider is reached on the bus only (bus activation starts it); with it the
-/// daemon starts it itself. Unknown keys are errors, so a typo cannot weaken a check.
+/// daemon starts it itself. Unknown keys are errors, so a typo cannot weaken a check. Comments
+/// (`#`, `;`) take whole lines: `Key=value  # note` is refused with a message that says so,
+/// except in `Description`, whose value is free text.
 public struct ProviderDescriptor: Sendable, Hashable {
     /// The backend id `backends` names; also the file's name without `.provider`.
     public let id: String
@@ -40,7 +42,35 @@ public struct ProviderDescriptor: Sendable, Hashable {
 
     /// The major protocol version this daemon speaks.
     public static let supportedProtocolVersion = 1
-    static let keys: Set<String> = ["Id", "Modality", "BusName", "Exec", "User", "ProtocolVersion", "Description"]
+
+    /// One key of the `[Provider]` group, as the format reference in docs/providers.md lists it
+    /// (a test holds the two to each other).
+    public struct Key: Sendable {
+        public let name: String
+        /// What the value is, in words.
+        public let type: String
+        /// The value when the key is absent; nil when the key is required.
+        public let defaultValue: String?
+        public let meaning: String
+    }
+
+    /// Every key a descriptor may have; anything else is an error.
+    public static let keys: [Key] = [
+        Key(name: "Id", type: "lowercase letters, digits, `-` `_` `.`", defaultValue: nil,
+            meaning: "the backend id `backends` names; the file must be called `ID.provider`; not a built-in backend's id"),
+        Key(name: "Modality", type: "`fingerprint` or `face`", defaultValue: nil,
+            meaning: "the sensor's kind; at most one enabled backend per modality"),
+        Key(name: "BusName", type: "well-known D-Bus name", defaultValue: nil,
+            meaning: "the name the provider owns and serves `org.localauth.Provider1` under"),
+        Key(name: "User", type: "user name or uid", defaultValue: nil,
+            meaning: "the user the provider runs as: only a connection of this uid that owns `BusName` is believed; must exist"),
+        Key(name: "ProtocolVersion", type: "whole number", defaultValue: nil,
+            meaning: "the protocol's major version, `1` (`org.localauth.Provider1`)"),
+        Key(name: "Exec", type: "absolute path, then arguments split on spaces (no shell, no quotes)", defaultValue: "none: bus activation",
+            meaning: "localauthd starts the provider itself with this command, as its own user; without it the bus starts it"),
+        Key(name: "Description", type: "free text to the end of the line (a `#` in it is text)", defaultValue: "empty",
+            meaning: "what `localauth backends` shows until the provider's `Hello` says better"),
+    ]
 
     /// Parses a descriptor; errors name `FILE:LINE` and what to fix.
     /// - Parameter builtIn: the registry's own ids, which no provider may take.
@@ -61,8 +91,11 @@ public struct ProviderDescriptor: Sendable, Hashable {
             guard group != nil else { throw ConfigurationError(file: path, line: line, message: "expected [Provider] before the first key") }
             guard let equals = content.firstIndex(of: "=") else { throw ConfigurationError(file: path, line: line, message: "expected Key=Value, found \"\(content)\"") }
             let key = content[..<equals].trimmedForKeyfile, value = content[content.index(after: equals)...].trimmedForKeyfile
-            guard keys.contains(key) else {
-                throw ConfigurationError(file: path, line: line, message: "unknown key \"\(key)\"; known keys: \(keys.sorted().joined(separator: ", "))")
+            guard keys.contains(where: { $0.name == key }) else {
+                throw ConfigurationError(file: path, line: line, message: "unknown key \"\(key)\"; known keys: \(keys.map(\.name).joined(separator: ", "))")
+            }
+            if key != "Description", value.contains(" #") || value.contains("\t#") {
+                throw ConfigurationError(file: path, line: line, message: "inline comments are not allowed: put the comment on its own line")
             }
             if let first = values[key] { throw ConfigurationError(file: path, line: line, message: "\(key) is already set on line \(first.line)") }
             values[key] = (value, line)

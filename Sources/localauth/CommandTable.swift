@@ -105,6 +105,7 @@ enum CommandTable {
         CommandSpec(AppsCommand.Allow.self),
         CommandSpec(AppsCommand.Revoke.self),
         CommandSpec(AccountCommands.ResetLockout.self),
+        CommandSpec(ProviderCheckCommand.self),
         CommandSpec(HelpCommand.self),
         CommandSpec(CompletionCommand.self),
     ]

@@ -41,6 +41,9 @@ do {
 } catch {
     fail("\(error)", status: 78)
 }
+for (id, error) in loaded.skippedProviders {
+    log.log(.error, "provider \(id): not started, its descriptor is refused: \(error)")
+}
 do throws(LocalAuthError) {
     // Providers are checked above; here a built-in backend named twice (by id and alias).
     _ = try registry.rows(selectedBy: loaded.configuration.backends.filter(registry.ids.contains))

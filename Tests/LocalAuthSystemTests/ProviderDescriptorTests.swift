@@ -63,7 +63,7 @@ struct ProviderDescriptorTests {
         try Self.valid.replacingOccurrences(of: "ACME IR camera", with: "local override").write(toFile: "\(root)/etc/acme.provider", atomically: true, encoding: .utf8)
         let text = "backends = acme, fingerprint, passcode\nprovider_directories = \(root)/lib, \(root)/etc\n"
         let located = try ConfigurationParser.parseLocated(text, file: "/etc/localauthd/localauthd.conf")
-        let descriptors = try ProviderCatalog.descriptors(for: located, builtIn: BackendRegistry.builtIn.ids)
+        let descriptors = try ProviderCatalog.descriptors(for: located, builtIn: BackendRegistry.builtIn.ids).descriptors
         #expect(descriptors.map(\.description) == ["local override"])
         #expect(located.configuration.providerIDs(builtIn: BackendRegistry.builtIn.ids) == ["acme"])
 
