@@ -84,6 +84,8 @@ let package = Package(
         .testTarget(name: "LocalAuthFprintdTests",
                     dependencies: ["localauth-fprintd-provider", "localauth", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthPAMTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        // agent-gtk/localauth-agent-gtk (the desktop sheet) on Xvfb against the real daemon, read through AT-SPI.
+        .testTarget(name: "LocalAuthDesktopAgentTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"], exclude: ["sheet-driver.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import LocalAuthTestSupport
+import Testing
+
+/// A headless desktop for one test: Xvfb on a display it picks itself (`-displayfd`), a private
+/// session bus (which activates the accessibility bus, as a desktop session's does), and
+/// localauth-agent-gtk from the source tree as the fallback agent of localauthd's private bus.
+/// The sheet is read and driven through AT-SPI (sheet-driver.py), keys typed with xdotool, the
+/// screen saved with ImageMagick's `import` under .build/screenshots/.
+final class DesktopSession: Sendable {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let agentScript = repository.appendingPathComponent("agent-gtk/localauth-agent-gtk").path
+    static let driverScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("sheet-driver.py").path
+    static let screenshots = repository.appendingPathComponent(".build/screenshots")
+    /// Everything here may take this long on a loaded 2-core machine.
+    static let patience: Duration = .seconds(60)
+
+    let display: String
+    let session: PrivateBus
+    private let xvfb: Process
+    let agent: Process
+    /// The agent's standard error: a line when it registers, GTK's warnings.
+    let agentOutput: ChildOutput
+
+    /// What the agent's sheet shows, as AT-SPI tells it.
+    struct Snapshot: Decodable, CustomStringConvertible {
+        let texts: [String]
+        let buttons: [String: Bool]
+        let fields: [String]
+        let focused: String
+        var description: String { "texts \(texts), buttons \(buttons), fields \(fields), focused \(focused)" }
+        func shows(_ text: String) -> Bool { texts.contains { $0.contains(text) } }
+    }
+
+    struct Failed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts the display, the session bus and the agent for localauthd on `bus`, and returns once
+    /// the agent has registered.
+    init(serving bus: PrivateBus) async throws {
+        let xvfb = Process()
+        xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
+        xvfb.arguments = ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp", "-noreset"]
+        let number = Pipe()
+        xvfb.standardOutput = number
+        xvfb.standardError = FileHandle.nullDevice
+        try xvfb.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = number.fileHandleForReading.availableData
+            guard !chunk.isEmpty else {
+                ChildProcess.kill(xvfb)
+                throw Failed(description: "Xvfb exited before naming its display")
+            }
+            line.append(chunk)
+        }
+        self.xvfb = xvfb
+        display = ":" + String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        session = try PrivateBus()
+
+        let agent = Process()
+        agent.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        agent.arguments = [Self.agentScript, "--fallback", "--address", bus.address]
+        agent.environment = Self.environment(display: display, session: session)
+        let output = Pipe()
+        agent.standardOutput = output
+        agent.standardError = output
+        try agent.run()
+        self.agent = agent
+        agentOutput = ChildOutput(output)
+        try await waitForRegistration()
+    }
+
+    /// The desktop's environment, English, with GTK drawing through cairo (no GPU under Xvfb).
+    static func environment(display: String, session: PrivateBus) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["LANGUAGE", "LC_MESSAGES", "LANG", "WAYLAND_DISPLAY", "NO_AT_BRIDGE", "GTK_A11Y"] { environment[name] = nil }
+        environment["LC_ALL"] = "C.UTF-8"
+        environment["DISPLAY"] = display
+        environment["GDK_BACKEND"] = "x11"
+        environment["GSK_RENDERER"] = "cairo"
+        environment["GSETTINGS_BACKEND"] = "memory"
+        environment["DBUS_SESSION_BUS_ADDRESS"] = session.address
+        environment["LOCALAUTH_AGENT_GTK_LOCALEDIR"] = repository.appendingPathComponent(".build/agent-gtk/locale").path
+        return environment
+    }
+
+    /// Returns at the agent's next "registered" line (its first registration, or the one after
+    /// localauthd came back).
+    func waitForRegistration() async throws {
+        while true {
+            let line: String
+            do {
+                line = try await agentOutput.lines.next(within: Self.patience)
+            } catch {
+                throw Failed(description: "the agent did not register; it said: \(agentOutput.text)")
+            }
+            if line.contains("registered with localauthd") { return }
+        }
+    }
+
+    /// Waits until the sheet shows every one of `texts`.
+    @discardableResult
+    func sheet(showing texts: [String]) async throws -> Snapshot {
+        let (status, output) = try await driver(["wait", "60"] + texts)
+        let snapshot = try Self.decode(output)
+        guard status == 0 else { throw Failed(description: "the sheet never showed \(texts); it shows: \(snapshot)") }
+        return snapshot
+    }
+
+    /// Waits until no sheet is shown.
+    func sheetGone() async throws {
+        let (status, output) = try await driver(["gone", "60"])
+        guard status == 0 else { throw Failed(description: "the sheet stayed: \(output)") }
+    }
+
+    /// Activates the button of that accessible name, as a screen reader does.
+    func press(_ button: String) async throws {
+        let (status, output) = try await driver(["press", button])
+        guard status == 0 else { throw Failed(description: "pressing \(button): \(output)") }
+    }
+
+    /// Puts `text` into the field of that accessible name.
+    func fill(_ field: String, with text: String) async throws {
+        let (status, output) = try await driver(["fill", field, text])
+        guard status == 0 else { throw Failed(description: "filling \(field): \(output)") }
+    }
+
+    /// Presses a key on the keyboard (X11 keysym name: Return, Escape, Tab).
+    func key(_ name: String) async throws {
+        let result = try await runTool("/usr/bin/xdotool", ["key", name], environment: ["DISPLAY": display], timeout: Self.patience)
+        guard result.status == 0 else { throw Failed(description: "xdotool key \(name): \(result.output)") }
+    }
+
+    /// Saves the whole screen as .build/screenshots/NAME.png (kept as a build artifact).
+    func screenshot(_ name: String) async throws {
+        try FileManager.default.createDirectory(at: Self.screenshots, withIntermediateDirectories: true)
+        let path = Self.screenshots.appendingPathComponent(name + ".png").path
+        let result = try await runTool("/usr/bin/import", ["-display", display, "-window", "root", path], timeout: Self.patience)
+        guard result.status == 0 else { throw Failed(description: "import: \(result.output)") }
+    }
+
+    private func driver(_ arguments: [String]) async throws -> (Int32, String) {
+        let environment = Self.environment(display: display, session: session)
+        return try await runTool("/usr/bin/python3", [Self.driverScript] + arguments, environment: environment, timeout: .seconds(90))
+    }
+
+    private static func decode(_ output: String) throws -> Snapshot {
+        let json = output.split(separator: "\n").last(where: { $0.hasPrefix("{") }).map(String.init) ?? ""
+        do {
+            return try JSONDecoder().decode(Snapshot.self, from: Data(json.utf8))
+        } catch {
+            throw Failed(description: "the driver said: \(output)")
+        }
+    }
+
+    deinit {
+        ChildProcess.kill(agent)
+        session.stop()
+        ChildProcess.kill(xvfb)
+    }
+}
