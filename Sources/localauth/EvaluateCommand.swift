@@ -41,6 +41,8 @@ struct EvaluateCommand: ParsableCommand {
                        return seconds
                    }),
             .flag(\.passcodeStdin, "--passcode-stdin", "read the passcode from the first line of standard input (policy owner)"),
+            .value(\.usageDescription, "--usage-description", "TEXT",
+                   "why this evaluation may use Face ID (the context option FaceUsageDescription, Apple's NSFaceIDUsageDescription); empty: none, as an app without one"),
         ])
     var reason = ""
     var policy = Policy.owner
@@ -51,6 +53,8 @@ struct EvaluateCommand: ParsableCommand {
     /// AllowableReuseDuration in seconds (the daemon caps it at 300).
     var reuse: Double?
     var passcodeStdin = false
+    /// FaceUsageDescription; empty sends none (face is then not offered when face_consent is on).
+    var usageDescription = "localauth evaluate confirms it is you at the command line."
 
     private enum Event {
         case prompt(kind: String, message: String)
@@ -266,7 +270,8 @@ struct EvaluateCommand: ParsableCommand {
 
     private var contextOptions: [String: DBusValue] {
         // Face ID needs a usage description and the user's consent per app (localauth apps).
-        var options: [String: DBusValue] = ["FaceUsageDescription": .string("localauth evaluate confirms it is you at the command line.")]
+        var options: [String: DBusValue] = [:]
+        if !usageDescription.isEmpty { options["FaceUsageDescription"] = .string(usageDescription) }
         if let fallbackTitle { options["LocalizedFallbackTitle"] = .string(fallbackTitle) }
         if let cancelTitle { options["LocalizedCancelTitle"] = .string(cancelTitle) }
         if noInteraction { options["InteractionNotAllowed"] = .bool(true) }

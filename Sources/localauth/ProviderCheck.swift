@@ -82,10 +82,13 @@ final class ProviderCheck {
                                                        arguments: arguments, timeout: callTimeout)
     }
 
+    /// `10 s`: a whole number of seconds as the messages say it.
+    static func words(_ duration: Duration) -> String { "\(duration.components.seconds) s" }
+
     /// Why a call failed, as a sentence part; a missing reply says what localauthd would do.
     private func why(_ error: any Error) -> String {
         if let error = error as? DBusError, error.name == .noReply || error.name == .timeout {
-            return "no reply within \(callTimeout) (localauthd would take the provider for hung and restart it); answer every call at once and do slow work in the background"
+            return "no reply within \(Self.words(callTimeout)) (localauthd would take the provider for hung and restart it); answer every call at once and do slow work in the background"
         }
         return "it failed with \(error)"
     }
@@ -197,7 +200,7 @@ final class ProviderCheck {
                 return
             }
         } else {
-            output.note("Touch the sensor (or show your face) now; waiting \(touchTimeout).")
+            output.note("Touch the sensor (or show your face) now; waiting \(Self.words(touchTimeout)).")
         }
         let retryReasons = capabilities["RetryReasons"]?.strings ?? []
         var retries = 0
@@ -205,7 +208,7 @@ final class ProviderCheck {
             let left = deadline - clock.now
             guard left > .zero, let report = await host.next(within: left) else {
                 fail(step, retries > 0 ? "only retry reports came (\(retries)); a readable touch must give match or no-match"
-                                       : "no ReportAttempt within \(simulate ? callTimeout : touchTimeout) of the touch; report each read with ProviderHost.ReportAttempt")
+                                       : "no ReportAttempt within \(Self.words(simulate ? callTimeout : touchTimeout)) of the touch; report each read with ProviderHost.ReportAttempt")
                 return
             }
             guard case .attempt(let session, let result, let detail) = report else {

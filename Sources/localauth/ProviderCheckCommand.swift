@@ -99,7 +99,7 @@ struct ProviderCheckCommand: ParsableCommand {
                                                                   "LOCALAUTH_PROVIDER_ID": descriptor.id])
             children.append(started!)
         } else {
-            output.note("The descriptor has no Exec=: start your provider on the bus at \(address) (DBUS_STARTER_ADDRESS=\(address)); waiting \(Self.startTimeout).")
+            output.note("The descriptor has no Exec=: start your provider on the bus at \(address) (DBUS_STARTER_ADDRESS=\(address)); waiting \(ProviderCheck.words(Self.startTimeout)).")
         }
         if let owner = try? await host.connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                                                        member: "GetNameOwner", arguments: [.string(descriptor.busName)]).first?.string {
@@ -107,7 +107,7 @@ struct ProviderCheckCommand: ParsableCommand {
         }
         guard let provider = await owners.next(within: Self.startTimeout, stopping: { started?.exited() }) else {
             let why = started?.exited().map { "the provider exited (wait status \($0)) without owning it" }
-                ?? "nobody owned it within \(Self.startTimeout)"
+                ?? "nobody owned it within \(ProviderCheck.words(Self.startTimeout))"
             ProviderCheck.report(output, "start", passed: false, "\(descriptor.busName) never appeared on the bus: \(why); request the name from the descriptor's BusName= on $DBUS_STARTER_ADDRESS")
             return ExitStatus.failed
         }
