@@ -19,8 +19,26 @@ import Synchronization
 /// Arm and Disarm are sent one after another in the order the engine asked, from one task, so a
 /// provider never sees a stale Arm after its Disarm. Attempts reach the engine from another single
 /// task, in the order the provider reported them. All other state is behind `state`'s mutex.
+///
+/// While a session is armed, the provider is pinged (`org.freedesktop.DBus.Peer.Ping`, which
+/// libdbus, GDBus and sd-bus answer by themselves) every ``ArmedPing/interval``: a provider that
+/// stops answering after `Arm` replied is noticed then, not at the evaluation's timeout.
+/// The log lines its reports cause pass a ``ProviderLogLimiter``.
 public final class ProviderBackend: CapturingBackend {
     public typealias Log = @Sendable (AuditEntry.Severity, String) -> Void
+
+    /// How often an armed provider is pinged, and how long it may take to answer; an error or no
+    /// answer in time treats it as hung.
+    public struct ArmedPing: Sendable {
+        public static let standard = ArmedPing(interval: .seconds(5), timeout: .seconds(5))
+        public let interval: Duration
+        public let timeout: Duration
+
+        public init(interval: Duration, timeout: Duration) {
+            self.interval = interval
+            self.timeout = timeout
+        }
+    }
 
     /// How long an enrollment may take in all (captures included) before it is cancelled.
     public static let enrollmentTimeout: Duration = .seconds(120)
@@ -59,6 +77,8 @@ public final class ProviderBackend: CapturingBackend {
         var enrollments: [UInt64: Enrolling] = [:]
         var lastEnrollment: UInt64 = 0
         var handshakes: UInt64 = 0
+        /// Counts the sessions armed; a ping loop ends when the count has moved past its own.
+        var arms: UInt64 = 0
         var retryDelay = ProviderBackend.initialRetryDelay
         var retryScheduled = false
         var stopped = false
@@ -77,6 +97,8 @@ public final class ProviderBackend: CapturingBackend {
     /// ends it (`sensor_turn_seconds`); nil: never.
     private let enrollmentTurn: Duration?
     private let log: Log
+    private let armedPing: ArmedPing
+    private let reportLog = Mutex(ProviderLogLimiter())
     private let process: ProviderProcess?
     private let state = Mutex(State())
     private let commands: AsyncStream<Command>.Continuation
@@ -87,12 +109,14 @@ public final class ProviderBackend: CapturingBackend {
     ///   - timeout: how long each call to the provider may take.
     ///   - enrollmentTurn: how long an enrollment may take no capture before an evaluation that
     ///     wants the sensor ends it; nil: never.
+    ///   - armedPing: how an armed provider is checked for a hang.
     public init(descriptor: ProviderDescriptor, connection: DBusConnection, busAddress: String, timeout: Duration,
-                enrollmentTurn: Duration? = .seconds(10), log: @escaping Log) {
+                enrollmentTurn: Duration? = .seconds(10), armedPing: ArmedPing = .standard, log: @escaping Log) {
         self.descriptor = descriptor
         self.connection = connection
         self.timeout = timeout
         self.enrollmentTurn = enrollmentTurn
+        self.armedPing = armedPing
         self.log = log
         process = descriptor.exec == nil ? nil : ProviderProcess(descriptor: descriptor, busAddress: busAddress, log: log)
         let (commandStream, commands) = AsyncStream<Command>.makeStream()
@@ -178,6 +202,7 @@ public final class ProviderBackend: CapturingBackend {
         let (owner, idle) = state.withLock { state -> (String?, [UInt64: Enrolling]) in
             guard case .ready(let owner, _) = state.phase, state.available else { return (nil, [:]) }
             state.armed = session
+            state.arms += 1
             // A provider holds its sensor for an enrollment; one that takes no capture for a turn
             // would otherwise keep every evaluation off it until its timeout, again and again.
             guard let turn = enrollmentTurn else { return (owner, [:]) }
@@ -317,7 +342,7 @@ public final class ProviderBackend: CapturingBackend {
             }
         }
         guard let outcome else {
-            log(.notice, "provider \(id): ignored \(result) for session \(session), which is not armed on it")
+            logReport(.notice, "provider \(id): ignored \(result) for session \(session), which is not armed on it")
             return
         }
         deliveries.yield(outcome)
@@ -348,7 +373,7 @@ public final class ProviderBackend: CapturingBackend {
     /// `ReportEnrollment`.
     func reportEnrollment(_ enrollment: UInt64, status: String, completedStages: UInt32, detail: String) throws(DBusError) {
         guard let current = state.withLock({ $0.enrollments[enrollment] }) else {
-            log(.notice, "provider \(id): ignored \(status) for enrollment \(enrollment), which is not running on it")
+            logReport(.notice, "provider \(id): ignored \(status) for enrollment \(enrollment), which is not running on it")
             return
         }
         if status == "stage-passed" || status == "retry" {
@@ -384,9 +409,19 @@ public final class ProviderBackend: CapturingBackend {
         if let armed { deliveries.yield((armed, .disconnected)) }
         if !available { failEnrollments("its sensor went away") }
         if changed {
-            log(.notice, "provider \(id): sensor \(available ? "available" : "unavailable")")
+            logReport(.notice, "provider \(id): sensor \(available ? "available" : "unavailable")")
             announce()
         }
+    }
+
+    /// Logs a line that a report of the provider caused, unless the provider reports faster
+    /// than ``ProviderLogLimiter`` lets through.
+    func logReport(_ severity: AuditEntry.Severity, _ message: @autoclosure () -> String) {
+        guard case .log(let suppressed) = reportLog.withLock({ $0.admit(at: .now) }) else { return }
+        if suppressed > 0 {
+            log(.warning, "provider \(id): \(suppressed) messages from provider \(id) suppressed (it reported faster than \(ProviderLogLimiter.defaultBurst) at once, then 1 a second)")
+        }
+        log(severity, message())
     }
 
     // MARK: Handshake and loss
@@ -531,7 +566,9 @@ public final class ProviderBackend: CapturingBackend {
                                                           .vardict(["RequireAttention": .bool(session.requireAttention)])])
             } catch {
                 failed("Arm", error, owner: owner, session: session)
+                return
             }
+            if let arm = armed(session.id, by: owner) { Task { await pingWhileArmed(arm, session: session.id, owner: owner) } }
         case .disarm(let session, let owner):
             do { _ = try await callProvider(owner, "Disarm", [.uint64(session)]) } catch {
                 failed("Disarm", error, owner: owner, session: nil)
@@ -539,6 +576,33 @@ public final class ProviderBackend: CapturingBackend {
         case .cancelEnrollment(let enrollment, let owner):
             // Before the Arm queued after it, so the provider has let the sensor go.
             _ = try? await callProvider(owner, "EnrollCancel", [.uint64(enrollment)])
+        }
+    }
+
+    /// The count of the arm that armed `session` on `owner`, if it is still armed there.
+    private func armed(_ session: UInt64, by owner: String) -> UInt64? {
+        state.withLock { state in
+            guard state.armed?.id == session, case .ready(owner, _) = state.phase else { return nil }
+            return state.arms
+        }
+    }
+
+    /// Pings the provider while the arm counted `arm` lasts; one that does not answer is treated
+    /// as hung (the armed evaluation sees the sensor disconnect, the provider is restarted).
+    private func pingWhileArmed(_ arm: UInt64, session: UInt64, owner: String) async {
+        while true {
+            try? await Task.sleep(for: armedPing.interval)
+            guard armed(session, by: owner) == arm else { return }
+            do {
+                _ = try await connection.call(destination: owner, path: "/", interface: "org.freedesktop.DBus.Peer", member: "Ping",
+                                              arguments: [], timeout: armedPing.timeout)
+            } catch {
+                guard armed(session, by: owner) == arm else { return }
+                let why = (error as? DBusError)?.name == .noReply ? "no answer to Peer.Ping within \(armedPing.timeout)" : Self.describe(error)
+                log(.warning, "provider \(id) stopped answering while armed (session \(session): \(why))")
+                lose("it stopped answering while armed", hung: true)
+                return
+            }
         }
     }
 

@@ -31,7 +31,7 @@ public final class ProviderHostObject: Sendable {
                 do throws(DBusError) {
                     try body(backend, &arguments)
                 } catch {
-                    log(.warning, "provider \(backend.id): \(call.member) refused: \(error.message)")
+                    backend.logReport(.warning, "provider \(backend.id): \(call.member) refused: \(error.message)")
                     throw error
                 }
                 return .empty
