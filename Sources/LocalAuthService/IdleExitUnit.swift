@@ -3,14 +3,14 @@ import Dispatch
 import LocalAuthCore
 import Synchronization
 
-/// Bus activation: stops the daemon when no client has held a context for `idleExit` seconds
-/// (state is on disk).
+/// Bus activation: stops the daemon when no client has held a context and no agent has been
+/// registered for `idleExit` seconds (state is on disk; see ``PolicyEngine/isIdle``).
 final class IdleExitUnit: DaemonUnit {
     let name = "idle exit"
     private let idleExit: Double
     private let engine: PolicyEngine
     private let emit: @Sendable (DaemonEvent) -> Void
-    /// The timer, and since when (uptime nanoseconds) no context has been live; the mutex guards both.
+    /// The timer, and since when (uptime nanoseconds) the engine has been idle; the mutex guards both.
     private let state = Mutex<TimerState>(TimerState())
     private let queue = DispatchQueue(label: "localauthd.idle-exit")
 
@@ -39,7 +39,7 @@ final class IdleExitUnit: DaemonUnit {
 
     private func check() async {
         let now = DispatchTime.now().uptimeNanoseconds
-        let idle = await engine.counts().contexts == 0
+        let idle = await engine.isIdle
         let since = state.withLock { state -> UInt64? in
             guard idle else { state.idleSince = nil; return nil }
             let since = state.idleSince ?? now

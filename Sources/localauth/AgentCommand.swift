@@ -11,7 +11,9 @@ import LocalAuthDBus
 /// applications outside every session) and takes the passcode, so no application sees it.
 ///
 /// Daemon calls, typed lines and Ctrl-C become `Event`s on one stream handled in order on the
-/// main actor; the open sheet is its only state.
+/// main actor; the open sheet is its only state. When localauthd restarts, the agent registers
+/// with the new one (``AgentEndpoint``). Every text the sheet shows came from another process
+/// (the app's reason and titles, its identity): each is shown through ``TerminalSafeText``.
 struct AgentCommand: ParsableCommand {
     static let configuration = CommandConfiguration<Self>(
         words: ["agent"], summary: "Run the text authentication agent on this terminal: show prompts, take the passcode for your apps.",
@@ -67,13 +69,14 @@ struct AgentCommand: ParsableCommand {
             switch event {
             case .daemon(.begin(let handle, let cookie, let request)):
                 let faceQuestion = request["FaceConsentQuestion"]?.string
+                func field(_ key: String) -> String { TerminalSafeText.line(request[key]?.string ?? "") }
                 sheet = Sheet(handle: handle, cookie: cookie, passcodeAllowed: request["PasscodeAllowed"]?.bool == true,
-                              fallbackTitle: request["FallbackTitle"]?.string ?? "", askingFace: faceQuestion != nil)
-                output.note("== \(request["Title"]?.string ?? "") ==")
-                output.note("\(request["App"]?.string ?? "?"): \(request["Reason"]?.string ?? "")")
+                              fallbackTitle: field("FallbackTitle"), askingFace: faceQuestion != nil)
+                output.note("== \(field("Title")) ==")
+                output.note("\(request["App"] == nil ? "?" : field("App")): \(field("Reason"))")
                 if let faceQuestion {
-                    output.note(faceQuestion)
-                    output.note("“\(request["FaceUsageDescription"]?.string ?? "")” " + (fallback
+                    output.note(TerminalSafeText.line(faceQuestion))
+                    output.note("“\(field("FaceUsageDescription"))” " + (fallback
                         ? "Type your passcode to allow it, or press Enter alone to refuse."
                         : "[y/N]"))
                 } else {
@@ -82,11 +85,19 @@ struct AgentCommand: ParsableCommand {
             case .daemon(.update(let handle, let cookie, let update)):
                 guard sheet?.handle == handle else { continue }
                 sheet?.cookie = cookie
-                if update["Kind"]?.string != "ready", let message = update["Message"]?.string { output.note(message) }
+                if update["Kind"]?.string != "ready", let message = update["Message"]?.string { output.note(TerminalSafeText.line(message)) }
             case .daemon(.end(let handle, let result)):
                 guard sheet?.handle == handle else { continue }
                 sheet = nil
-                output.note(result == "success" ? "Authenticated." : "Ended: \(result).")
+                output.note(result == "success" ? "Authenticated." : "Ended: \(TerminalSafeText.line(result)).")
+            case .daemon(.daemonStopped):
+                if sheet != nil { output.note("Ended: localauthd stopped.") }
+                sheet = nil
+                output.note("localauthd stopped; this agent registers again when it is back.")
+            case .daemon(.registeredAgain):
+                output.note("localauthd is back; this agent serves again.")
+            case .daemon(.refusedAgain(let refusal)):
+                throw .temporary("localauthd came back and refused this agent: \(refusal.message)")
             case .line(var line?):
                 defer { Secret.wipe(&line) }
                 guard let open = sheet else {

@@ -162,7 +162,7 @@ struct EvaluateCommand: ParsableCommand {
             if output.json {
                 output.result("", json: .object([("event", "prompt"), ("kind", .string(kind)), ("message", .string(message))]))
             } else {
-                output.note(message)
+                output.note(TerminalSafeText.line(message))
             }
         }
         /// Our agent's answer with the current cookie, or the app-side call without an agent;
@@ -208,6 +208,8 @@ struct EvaluateCommand: ParsableCommand {
                 }
             case .agent(.end):
                 cookie = nil
+            case .agent(.daemonStopped), .agent(.registeredAgain), .agent(.refusedAgain):
+                continue  // the context went with the daemon: the reply to EvaluatePolicy ends this
             case .line(var line?):
                 defer { Secret.wipe(&line) }
                 if line.isEmpty {

@@ -88,7 +88,7 @@ struct MonitorCommand: ParsableCommand {
             do throws(CLIError) {
                 let state = try await client.userState()
                 let backends = try await client.backends()
-                snapshot = Snapshot(state: state, backends: backends.map { "\($0.id) \($0.available ? "available" : "not available")" })
+                snapshot = Snapshot(state: state, backends: backends.map { "\(TerminalSafeText.line($0.id)) \($0.available ? "available" : "not available")" })
             } catch {
                 guard case .unreachable = error else { throw error }
                 if running {

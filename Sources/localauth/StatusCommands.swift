@@ -22,7 +22,8 @@ enum StatusCommands {
             try await client.context(context, "Invalidate")
 
             var lines = ["localauthd \(version) on \(global.busDescription)"]
-            lines.append("backends: " + backends.map { backend in
+            lines.append("backends: " + backends.map { listed in
+                let backend = listed.terminalSafe
                 guard backend.modality != "passcode" else { return backend.id }
                 let simulator = backend.kind == "simulator" ? "simulator, " : ""
                 guard backend.kind == "provider" else { return "\(backend.id) (\(simulator)\(backend.available ? "available" : "not available"))" }
@@ -31,7 +32,7 @@ enum StatusCommands {
             }.joined(separator: ", "))
             let simulated = backends.contains { $0.kind == "simulator" && $0.modality == biometryType.modality }
             lines.append("biometry type: \(biometryType.words(simulated: simulated))")
-            lines.append("enrollments: " + (state.enrollments.isEmpty ? "none" : state.enrollments.map { "\($0.modality) \($0.label)" }.joined(separator: ", ")))
+            lines.append("enrollments: " + (state.enrollments.isEmpty ? "none" : state.enrollments.map { TerminalSafeText.line("\($0.modality) \($0.label)") }.joined(separator: ", ")))
             lines.append("passcode: \(state.passcodeSet ? "set" : "not set")")
             lines.append("require attention: \(state.requireAttention ? "on" : "off")")
             lines += state.lockoutLines.isEmpty ? ["lockout: none"] : state.lockoutLines
@@ -58,7 +59,7 @@ enum StatusCommands {
             defer { client.close() }
             let backends = try await client.backends()
             let rows = [["ID", "MODALITY", "KIND", "VERSION", "STATE", "DESCRIPTION"]]
-                + backends.map { [$0.id, $0.modality, $0.kind, $0.version.isEmpty ? "-" : $0.version, $0.state, $0.description] }
+                + backends.map(\.terminalSafe).map { [$0.id, $0.modality, $0.kind, $0.version.isEmpty ? "-" : $0.version, $0.state, $0.description] }
             let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
             let human = rows.map { row in
                 (0..<5).map { row[$0].padding(to: widths[$0]) }.joined(separator: "  ") + "  " + row[5]
@@ -98,7 +99,7 @@ enum StatusCommands {
             let state = try await client.userState()
             let human = state.enrollments.isEmpty
                 ? "No enrollments. Enroll one with: localauth enroll fingerprint right-index-finger"
-                : state.enrollments.map { "\($0.modality)\t\($0.label)" }.joined(separator: "\n")
+                : state.enrollments.map { TerminalSafeText.line($0.modality) + "\t" + TerminalSafeText.line($0.label) }.joined(separator: "\n")
             global.output.result(human, json: .object([("enrollments", .array(state.enrollments.map(\.json)))]))
             return ExitStatus.success
         }

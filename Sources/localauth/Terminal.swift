@@ -39,7 +39,7 @@ enum Terminal {
     }
 
     static func write(_ text: String, to fd: Int32) {
-        var bytes = Array(Typography.adapted(text).utf8)
+        var bytes = Array(Typography.adapted(TerminalSafeText.lines(text)).utf8)
         _ = Glibc.write(fd, &bytes, bytes.count)
     }
 
