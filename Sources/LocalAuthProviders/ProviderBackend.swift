@@ -598,7 +598,7 @@ public final class ProviderBackend: CapturingBackend {
                                               arguments: [], timeout: armedPing.timeout)
             } catch {
                 guard armed(session, by: owner) == arm else { return }
-                let why = (error as? DBusError)?.name == .noReply ? "no answer to Peer.Ping within \(armedPing.timeout)" : Self.describe(error)
+                let why = (error as? DBusError)?.name == .noReply ? "no answer to Peer.Ping within \(armedPing.timeout.components.seconds) seconds" : Self.describe(error)
                 log(.warning, "provider \(id) stopped answering while armed (session \(session): \(why))")
                 lose("it stopped answering while armed", hung: true)
                 return

@@ -34,7 +34,8 @@ struct ProviderWatchNewTests {
             #expect(ContinuousClock.now - stopped < .seconds(60), "noticed by the ping, not at the 900 s evaluation timeout")
             #expect(try await rig.client.userState()["BiometryFailures"] == .uint32(0), "nothing counted")
             let log = rig.daemon.logText
-            #expect(log.contains("provider reference stopped answering while armed"), "\(log)")
+            #expect(log.contains("provider reference stopped answering while armed (session ")
+                    && log.contains(": no answer to Peer.Ping within 5 seconds)"), "\(log)")
             try await P.waitForBackend("reference", on: rig.client.connection, within: .seconds(60)) { $0 == "available" }
             #expect(try await P.pid(rig.client.connection) != pid, "the hung provider was killed and started again")
         }
