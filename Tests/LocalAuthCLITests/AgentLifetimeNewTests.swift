@@ -76,6 +76,36 @@ struct AgentLifetimeNewTests {
         }
     }
 
+    /// The first agent to register with the new daemon keeps the place; one that comes back later
+    /// says so and stops instead of running on unheard.
+    @Test func anAgentThatComesBackAfterAnotherRegisteredSaysSoAndStops() async throws {
+        try await withPrivateBus { bus in
+            let watcher = try await bus.connect()
+            defer { watcher.close() }
+            let daemon = try DaemonUnderTest(bus: bus, configuration: Self.configuration)
+            defer { daemon.kill() }
+            try await daemon.start(watcher: watcher)
+            let agent = try RunningAgent(bus)
+            let exited = Inbox<Int32>()
+            ChildProcess.reportExit(of: agent.process, into: exited)
+            try await AgentCommandTests.waitForAgent(bus)
+
+            // Held still while the daemon restarts and another process registers first.
+            kill(agent.process.processIdentifier, SIGSTOP)
+            defer { kill(agent.process.processIdentifier, SIGCONT) }
+            daemon.kill()
+            try await daemon.start(watcher: watcher)
+            let squatter = try await TestAgent(bus)
+            defer { squatter.close() }
+            try await squatter.register()
+            kill(agent.process.processIdentifier, SIGCONT)
+
+            let status = try await ChildProcess.exitStatus(of: agent.process, from: exited, within: .seconds(60))
+            #expect(status == 75, "\(agent.heard.text)")
+            #expect(agent.heard.text.contains("localauthd came back and refused this agent"), "\(agent.heard.text)")
+        }
+    }
+
     @Test func idleExitWaitsWhileAnAgentIsRegistered() async throws {
         try await withPrivateBus { bus in
             let watcher = try await bus.connect()
