@@ -6,7 +6,7 @@ CONFIG      ?= debug
 APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd binutils \
                libpam0g-dev libpam-wrapper pamtester python3-pypamtest man-db groff-base \
                python3-gi python3-dbusmock libxml2-utils \
-               fprintd libfprint-2-2
+               fprintd libfprint-2-2 gettext
 # …and what `make deb` needs besides.
 DEB_PACKAGES = dpkg-dev debhelper lintian fakeroot
 
@@ -80,7 +80,15 @@ INSTALLED    = $(BINDIR)/localauth $(LIBEXECDIR)/localauthd $(UNITDIR)/localauth
                $(foreach page,$(MANPAGES),$(MANDIR)/man$(subst .,,$(suffix $(page)))/$(notdir $(page))) \
                $(if $(wildcard completion/localauth.bash),$(BASHCOMPDIR)/localauth) \
                $(if $(wildcard completion/_localauth),$(ZSHCOMPDIR)/_localauth) \
-               $(patsubst polkit/%,$(POLKITACTIONDIR)/%,$(wildcard polkit/*.policy))
+               $(patsubst polkit/%,$(POLKITACTIONDIR)/%,$(wildcard polkit/*.policy)) \
+               $(foreach lang,$(LANGUAGES),$(LOCALEDIR)/$(lang)/LC_MESSAGES/localauthd.mo)
+# The translations of the agents' sentences (po/LANG.po): msgfmt writes .build/locale/LANG/LC_MESSAGES/
+# localauthd.mo, where a daemon run from the build tree reads them; installed under LOCALEDIR, which
+# the daemon finds from its own path (PREFIX/libexec/localauthd -> PREFIX/share/locale).
+LANGUAGES    = $(basename $(notdir $(wildcard po/*.po)))
+LOCALEDIR   ?= $(DATADIR)/locale
+LOCALE_FILES = $(foreach lang,$(LANGUAGES),.build/locale/$(lang)/LC_MESSAGES/localauthd.mo)
+
 # Install/uninstall targets of the other parts (the PAM module, the fprintd provider), one line each.
 INSTALL_HOOKS   = install-pam install-fprintd-provider
 UNINSTALL_HOOKS = uninstall-pam uninstall-fprintd-provider
@@ -98,7 +106,7 @@ PAM_CFLAGS   = -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wall -Wextra
 PAM_LDFLAGS  = -shared -Wl,--version-script=pam/pam_localauth.map -Wl,-z,relro,-z,now,-z,nodelete -Wl,--no-undefined
 PAM_LIBS     = $(shell pkg-config --libs dbus-1 libsystemd pam)
 
-.PHONY: all deps build pam release test demo bench stress install uninstall install-check install-pam uninstall-pam install-fprintd-provider uninstall-fprintd-provider deb clean help man completion
+.PHONY: all deps build pam locale release test demo bench stress install uninstall install-check install-pam uninstall-pam install-fprintd-provider uninstall-fprintd-provider deb clean help man completion
 
 all: build
 
@@ -109,6 +117,7 @@ help:
 	@echo "make stress the reliability suite, bigger (LOCALAUTH_STRESS=1; see README)"
 	@echo "make build  build ($(CONFIG))"
 	@echo "make pam    build the PAM module $(PAM_MODULE)"
+	@echo "make locale compile the translations po/*.po to .build/locale (msgfmt)"
 	@echo "make man    regenerate man/localauth.1, completion/localauth.bash and pam/localauth-api.h from the command table and the contract"
 	@echo "make deb    the Debian package in .build/deb (dpkg-buildpackage), checked, lintian"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=…]   release build (static Swift runtime), stripped"
@@ -128,8 +137,15 @@ deps:
 	fi
 	@command -v $(SWIFT) >/dev/null || { echo "swift not found: install the Swift 6 toolchain (/opt/swift/usr/bin on PATH)" >&2; exit 1; }
 
-build: deps
+build: deps locale
 	$(SWIFT) build -c $(CONFIG)
+
+## The translations, checked (msgfmt --check: headers and c-format placeholders) and compiled.
+locale: $(LOCALE_FILES)
+
+.build/locale/%/LC_MESSAGES/localauthd.mo: po/%.po
+	@mkdir -p $(@D)
+	msgfmt --check -o $@ $<
 
 ## The PAM module (C, no runtime; exports only pam_sm_*). LocalAuthPAMTests load it from here.
 pam: $(PAM_MODULE)
@@ -142,12 +158,12 @@ $(PAM_MODULE): pam/pam_localauth.c pam/localauth-api.h pam/pam_localauth.map
 ## hundred daemons, fprintd instances and python clients starting at once on 2 cores made
 ## time-bounded tests (flood, sensor sharing, fprintd) miss their bounds. 8 is also faster here.
 TEST_WIDTH ?= 8
-test: deps pam
+test: deps pam locale
 	$(SWIFT) build --build-tests
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory install-check
 
-demo: deps
+demo: deps locale
 	$(SWIFT) build --product localauthd
 	$(SWIFT) build --product localauth
 	BIN=$$($(SWIFT) build --show-bin-path) scripts/demo.sh
@@ -176,7 +192,7 @@ $(RELEASE_LIBS_DIR)/dbus-1.pc: link/sd-daemon-stubs.c
 	  "$$(pkg-config --modversion dbus-1)" "$(@D)" "$$(pkg-config --cflags dbus-1)" > "$@"
 
 ## No apt-get here: build with `make build` or `make release` first if packages are missing.
-install: release $(INSTALL_HOOKS)
+install: release locale $(INSTALL_HOOKS)
 	bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" && \
 	install -D -m 0755 $(STRIP) "$$bin/localauth" "$(DESTDIR)$(BINDIR)/localauth" && \
 	install -D -m 0755 $(STRIP) "$$bin/localauthd" "$(DESTDIR)$(LIBEXECDIR)/localauthd"
@@ -196,6 +212,7 @@ install: release $(INSTALL_HOOKS)
 	$(if $(wildcard completion/localauth.bash),install -D -m 0644 completion/localauth.bash "$(DESTDIR)$(BASHCOMPDIR)/localauth")
 	$(if $(wildcard completion/_localauth),install -D -m 0644 completion/_localauth "$(DESTDIR)$(ZSHCOMPDIR)/_localauth")
 	$(if $(wildcard polkit/*.policy),install -D -m 0644 -t "$(DESTDIR)$(POLKITACTIONDIR)" $(wildcard polkit/*.policy))
+	for lang in $(LANGUAGES); do install -D -m 0644 ".build/locale/$$lang/LC_MESSAGES/localauthd.mo" "$(DESTDIR)$(LOCALEDIR)/$$lang/LC_MESSAGES/localauthd.mo" || exit; done
 	@echo "installed under $(DESTDIR)$(PREFIX); the bus starts $(LIBEXECDIR)/localauthd on demand (after systemctl daemon-reload; dbus reloads its policy itself)"
 
 ## Removes what `make install` put in place; the configuration only while it is the unedited one.

@@ -48,6 +48,7 @@ EOF
     [ -e completion/localauth.bash ] && echo "0644 usr/share/bash-completion/completions/localauth"
     [ -e completion/_localauth ] && echo "0644 usr/share/zsh/vendor-completions/_localauth"
     for policy in polkit/*.policy; do [ -e "$policy" ] && echo "0644 usr/share/polkit-1/actions/${policy#polkit/}"; done
+    for po in po/*.po; do [ -e "$po" ] && lang=${po#po/} && echo "0644 usr/share/locale/${lang%.po}/LC_MESSAGES/localauthd.mo"; done
     echo "0644 ${pamdir#/}/pam_localauth.so"
     echo "0644 usr/share/pam-configs/localauth"
     cat <<EOF

@@ -126,14 +126,16 @@ public final class Daemon: Sendable {
                                            enrollmentTurn: configuration.sensorTurnLength > 0 ? .milliseconds(Int(configuration.sensorTurnLength * 1000)) : nil,
                                            log: log)
             made = try registry.make(configuration.backends, inputs: .init(simulatorQueue: queue))
+            var environment = PolicyEngine.Environment(
+                clock: clock, store: store, passcodeHasher: made.passcodeHasher,
+                domainStateHasher: try KeyedDomainStateHasher(installationSecret: secret),
+                audit: audit, observer: observer, sessions: LogindSessions(),
+                authorizer: PolkitAuthorizer(connection: connection),
+                sessionLookup: LogindSessions(), agentObserver: AgentCaller(connection: connection),
+                consentStore: store, cookies: SodiumCookieSource())
+            environment.messages = Self.loadTranslations(log: log)
             engine = try PolicyEngine(
-                configuration: configuration, backends: made.sensors, listed: made.listed,
-                environment: .init(clock: clock, store: store, passcodeHasher: made.passcodeHasher,
-                                   domainStateHasher: try KeyedDomainStateHasher(installationSecret: secret),
-                                   audit: audit, observer: observer, sessions: LogindSessions(),
-                                   authorizer: PolkitAuthorizer(connection: connection),
-                                   sessionLookup: LogindSessions(), agentObserver: AgentCaller(connection: connection),
-                                   consentStore: store, cookies: SodiumCookieSource()),
+                configuration: configuration, backends: made.sensors, listed: made.listed, environment: environment,
                 // Calls read on the loop are answered there in the engine's isolation (BusTable.inline).
                 executor: connection.queue.makeSerialExecutor())
         } catch {
@@ -175,6 +177,15 @@ public final class Daemon: Sendable {
     /// `STATUS=` text: what the daemon is doing now.
     public func status() async -> String {
         await Self.status(of: engine)
+    }
+
+    /// The agents' sentences in every language installed (``MessageCatalogFile``); a catalog
+    /// that cannot be read is logged and that language falls back to English.
+    static func loadTranslations(log: @Sendable (AuditEntry.Severity, String) -> Void) -> MessageCatalog {
+        guard let directory = MessageCatalogFile.defaultDirectory else { return MessageCatalog() }
+        let loaded = MessageCatalogFile.load(directory: directory)
+        for problem in loaded.problems { log(.warning, "translations: \(problem)") }
+        return loaded.catalog
     }
 
     private static func status(of engine: PolicyEngine) async -> String {

@@ -11,24 +11,19 @@ import Testing
 struct PackageConfigurationTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The package's file, read as the installed daemon reads it: with the provider descriptors the
-    /// package installs beside it (here the repository's, since the test binary is not installed).
-    static func loadAsInstalled() throws -> (resolved: ConfigurationLoader.Resolved, text: String) {
-        let text = try String(contentsOfFile: repository.appendingPathComponent("config/localauthd.conf").path, encoding: .utf8)
-        let temporary = try TemporaryDirectory()
-        defer { temporary.remove() }
-        let path = "\(temporary.path)/localauthd.conf"
-        try (text + "\nprovider_directories = \(repository.appendingPathComponent("providers/fprintd").path)\n")
-            .write(toFile: path, atomically: true, encoding: .utf8)
-        return (try ConfigurationLoader.loadResolvingNames(path: path, builtIn: BackendRegistry.builtIn.ids), text)
+    static func file(_ path: String) throws -> String {
+        try String(contentsOfFile: repository.appendingPathComponent(path).path, encoding: .utf8)
     }
 
     @Test func aPackageInstallOffersOnlyRealBackends() throws {
-        let (resolved, _) = try Self.loadAsInstalled()
-        #expect(resolved.configuration.backends == ["fprintd", "passcode"])
-        #expect(resolved.providers.map(\.id) == ["fprintd"])
+        let configuration = try ConfigurationParser.parse(try Self.file("config/localauthd.conf"), file: "config/localauthd.conf")
+        #expect(configuration.backends == ["fprintd", "passcode"])
+        // fprintd is the provider the package installs (its user exists once postinst ran).
         let registry = BackendRegistry.builtIn
-        let made = try registry.make(resolved.configuration.backends.filter(registry.ids.contains),
+        let descriptor = try ProviderDescriptor.parse(try Self.file("providers/fprintd/fprintd.provider"), path: "fprintd.provider",
+                                                      builtIn: registry.ids, resolveUser: { _ in 4242 })
+        #expect(descriptor.id == "fprintd" && !registry.ids.contains("fprintd"))
+        let made = try registry.make(configuration.backends.filter(registry.ids.contains),
                                      inputs: .init(simulatorQueue: SimulatorEventQueue(timeToLive: 10, clock: try SystemWallClock())))
         #expect(made.products.allSatisfy { $0.simulator == nil }, "no simulator is made")
         #expect(made.sensors.isEmpty, "the only biometric backend is the fprintd provider")
@@ -36,11 +31,10 @@ struct PackageConfigurationTests {
     }
 
     @Test func everyOtherKeyIsListedWithItsDefault() throws {
-        let (resolved, text) = try Self.loadAsInstalled()
+        let text = try Self.file("config/localauthd.conf")
         var expected = Configuration()
         expected.backends = ["fprintd", "passcode"]
-        expected.providerDirectories = resolved.configuration.providerDirectories
-        #expect(resolved.configuration == expected)
+        #expect(try ConfigurationParser.parse(text, file: "config/localauthd.conf") == expected)
         for key in ["backends", "preferred_biometry", "biometry_max_failures", "fingerprint_attempts_per_evaluation",
                     "face_attempts_per_evaluation", "passcode_delays", "passcode_max_failures", "evaluation_timeout",
                     "simulator_event_ttl", "simulator_group", "max_contexts_per_client", "max_contexts_per_user", "max_contexts",

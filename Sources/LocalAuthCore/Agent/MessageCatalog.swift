@@ -1,101 +1,134 @@
 // SPDX-License-Identifier: Apache-2.0
 /// The daemon's own sentences for agents, in the agent's language. App text (reason, titles,
 /// usage description) never goes into these sentences: agents show it beside them.
-public enum MessageCatalog {
-    public enum Language: String, Sendable, Hashable, CaseIterable {
-        case english = "en"
-        case german = "de"
+///
+/// The English sentences are here and are the gettext message ids (`po/localauthd.pot`); the
+/// other languages come from gettext catalogs (`po/LANG.po`, compiled to `localauthd.mo`), which
+/// the daemon reads at start (`MessageCatalogFile`) and hands over as ``translations``. A missing
+/// language, message or a translation whose placeholders differ from its message's falls back to
+/// English.
+public struct MessageCatalog: Sendable {
+    /// A language as gettext names its catalogs: `de`, `fr`; English is the messages themselves.
+    public struct Language: Sendable, Hashable {
+        public let code: String
 
-        /// The language of a POSIX locale name (`de_DE.UTF-8`, `de`, `C`); English for any other.
+        public static let english = Language(code: "en")
+
+        public init(code: String) { self.code = code }
+
+        /// The language of a POSIX locale name (`de_DE.UTF-8`, `fr`, `C`): its lowercase letters
+        /// before `_`, `.` or `@`; English for `C`, `POSIX` and anything without a language.
         public init(locale: String) {
-            let code = locale.prefix { $0.isLetter }.lowercased()
-            self = Language(rawValue: code) ?? .english
+            let code = String(locale.prefix { $0.isASCII && $0.isLetter }).lowercased()
+            self = code.count >= 2 && code.count <= 3 && code != "c" && code != "posix" ? Language(code: code) : .english
         }
     }
 
-    public static func title(_ language: Language) -> String {
-        switch language {
-        case .english: "Authentication Required"
-        case .german: "Authentifizierung erforderlich"
+    /// Message id → translation, per language code; only translations whose placeholders match.
+    public let translations: [String: [String: String]]
+
+    /// Every message the daemon may send an agent, in English: the catalog's message ids.
+    public static let messages: [String] = {
+        let sensors: [Set<BiometricModality>] = [[.face], [.fingerprint], [.face, .fingerprint]]
+        var all: [String] = [title, faceConsentQuestionFormat, ready, waiting, passcodeWrong]
+        all += sensors.map(listening)
+        all += BiometricModality.allCases.map(noMatch)
+        all += RetryReason.allCases.map(\.advice)
+        all += passcodeReasons.map(passcodeWanted)
+        return all
+    }()
+
+    /// Only English.
+    public init() { translations = [:] }
+
+    /// `translations`: message id → translation, per language code. Translations of unknown
+    /// messages and those whose placeholders (`%s`) differ from their message's are left out.
+    public init(translations: [String: [String: String]]) {
+        let known = Set(Self.messages)
+        self.translations = translations.mapValues { table in
+            table.filter { id, text in known.contains(id) && !text.isEmpty && Self.placeholders(in: text) == Self.placeholders(in: id) }
         }
+    }
+
+    /// The printf conversions in `text` (`%s`), in order; `%%` is none.
+    public static func placeholders(in text: String) -> [String] {
+        var found: [String] = []
+        var scalars = text.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "%", let next = scalars.next(), next != "%" else { continue }
+            found.append("%" + String(next))
+        }
+        return found
+    }
+
+    public func title(_ language: Language) -> String {
+        localized(Self.title, language)
     }
 
     /// Asks whether `app` may use the face sensor; the app name is quoted, not translated.
     /// The app identity is escaped (``DisplayText``): a path cannot end the quotation or reorder the sentence.
-    public static func faceConsentQuestion(app: String, _ language: Language) -> String {
-        let app = DisplayText.escaped(app)
-        return switch language {
-        case .english: "Allow “\(app)” to use Face ID?"
-        case .german: "Darf „\(app)“ Face ID verwenden?"
-        }
+    public func faceConsentQuestion(app: String, _ language: Language) -> String {
+        var question = localized(Self.faceConsentQuestionFormat, language)
+        if let slot = question.firstRange(of: "%s") { question.replaceSubrange(slot, with: DisplayText.escaped(app)) }
+        return question
     }
 
     /// After an answer was taken and the sheet goes on.
-    public static func ready(_ language: Language) -> String {
-        switch language {
-        case .english: "Go on."
-        case .german: "Bitte fortfahren."
+    public func ready(_ language: Language) -> String {
+        localized(Self.ready, language)
+    }
+
+    public func sentence(_ detail: PromptDetail, _ language: Language) -> String {
+        localized(Self.english(detail), language)
+    }
+
+    /// `message` in `language`, or `message` itself when the catalog has no translation.
+    public func localized(_ message: String, _ language: Language) -> String {
+        translations[language.code]?[message] ?? message
+    }
+
+    // MARK: The English messages
+
+    private static let title = "Authentication Required"
+    private static let faceConsentQuestionFormat = "Allow “%s” to use Face ID?"
+    private static let ready = "Go on."
+    private static let waiting = "Waiting for the sensor, which another request is using."
+    private static let passcodeWrong = "Wrong passcode; try again."
+    /// The advice codes of ``PromptDetail/passcodeWanted(_:)`` that have a sentence of their own.
+    private static let passcodeReasons = ["", "attempts-exhausted", "locked-out", "sensor-lost"]
+
+    private static func listening(_ sensors: Set<BiometricModality>) -> String {
+        switch (sensors.contains(.face), sensors.contains(.fingerprint)) {
+        case (true, true): "Look at the screen or touch the fingerprint sensor."
+        case (true, false): "Look at the screen."
+        default: "Touch the fingerprint sensor."
         }
     }
 
-    public static func sentence(_ detail: PromptDetail, _ language: Language) -> String {
-        switch language {
-        case .english: english(detail)
-        case .german: german(detail)
+    private static func noMatch(_ modality: BiometricModality) -> String {
+        switch modality {
+        case .face: "Face not recognized; try again."
+        case .fingerprint: "Fingerprint not recognized; try again."
+        }
+    }
+
+    private static func passcodeWanted(_ why: String) -> String {
+        switch why {
+        case "attempts-exhausted": "Biometry did not recognize you. Enter your passcode."
+        case "locked-out": "Biometry is locked after too many failed attempts. Enter your passcode."
+        case "sensor-lost": "The biometric sensor is no longer available. Enter your passcode."
+        default: "Enter your passcode."
         }
     }
 
     private static func english(_ detail: PromptDetail) -> String {
         switch detail {
-        case .listening(let sensors):
-            switch (sensors.contains(.face), sensors.contains(.fingerprint)) {
-            case (true, true): return "Look at the screen or touch the fingerprint sensor."
-            case (true, false): return "Look at the screen."
-            default: return "Touch the fingerprint sensor."
-            }
-        case .waiting: return "Waiting for the sensor, which another request is using."
-        case .noMatch(.face): return "Face not recognized; try again."
-        case .noMatch(.fingerprint): return "Fingerprint not recognized; try again."
-        case .retry(let reason): return reason.advice
-        case .passcodeWanted(let why):
-            switch why {
-            case "attempts-exhausted": return "Biometry did not recognize you. Enter your passcode."
-            case "locked-out": return "Biometry is locked after too many failed attempts. Enter your passcode."
-            case "sensor-lost": return "The biometric sensor is no longer available. Enter your passcode."
-            default: return "Enter your passcode."
-            }
-        case .passcodeWrong: return "Wrong passcode; try again."
-        }
-    }
-
-    private static func german(_ detail: PromptDetail) -> String {
-        switch detail {
-        case .listening(let sensors):
-            switch (sensors.contains(.face), sensors.contains(.fingerprint)) {
-            case (true, true): return "Schauen Sie auf den Bildschirm oder berühren Sie den Fingerabdrucksensor."
-            case (true, false): return "Schauen Sie auf den Bildschirm."
-            default: return "Berühren Sie den Fingerabdrucksensor."
-            }
-        case .waiting: return "Warten auf den Sensor, den eine andere Anfrage verwendet."
-        case .noMatch(.face): return "Gesicht nicht erkannt; versuchen Sie es erneut."
-        case .noMatch(.fingerprint): return "Fingerabdruck nicht erkannt; versuchen Sie es erneut."
-        case .retry(let reason):
-            switch reason {
-            case .tooShort: return "Die Berührung war zu kurz; versuchen Sie es erneut."
-            case .notCentered: return "Legen Sie den Finger mittig auf den Sensor und versuchen Sie es erneut."
-            case .removeAndRetry: return "Nehmen Sie den Finger ab und versuchen Sie es erneut."
-            case .tooFast: return "Der Finger wurde zu schnell bewegt; versuchen Sie es erneut."
-            case .noFace: return "Kein Gesicht zu sehen; schauen Sie auf den Bildschirm."
-            case .attentionRequired: return "Schauen Sie mit offenen Augen auf den Bildschirm."
-            }
-        case .passcodeWanted(let why):
-            switch why {
-            case "attempts-exhausted": return "Biometrie hat Sie nicht erkannt. Geben Sie Ihren Code ein."
-            case "locked-out": return "Biometrie ist nach zu vielen Fehlversuchen gesperrt. Geben Sie Ihren Code ein."
-            case "sensor-lost": return "Der biometrische Sensor ist nicht mehr verfügbar. Geben Sie Ihren Code ein."
-            default: return "Geben Sie Ihren Code ein."
-            }
-        case .passcodeWrong: return "Falscher Code; versuchen Sie es erneut."
+        case .listening(let sensors): listening(sensors)
+        case .waiting: waiting
+        case .noMatch(let modality): noMatch(modality)
+        case .retry(let reason): reason.advice
+        case .passcodeWanted(let why): passcodeWanted(why)
+        case .passcodeWrong: passcodeWrong
         }
     }
 }

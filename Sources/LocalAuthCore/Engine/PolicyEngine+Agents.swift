@@ -237,9 +237,9 @@ extension PolicyEngine {
             reason: evaluation.reason, fallbackTitle: record.options.localizedFallbackTitle,
             cancelTitle: record.options.localizedCancelTitle, biometry: usable,
             passcodeAllowed: evaluation.machine.kind == .biometricsOrPasscode,
-            title: MessageCatalog.title(agent.language),
+            title: environment.messages.title(agent.language),
             faceUsageDescription: askFace ? record.options.faceUsageDescription : nil,
-            faceConsentQuestion: askFace ? MessageCatalog.faceConsentQuestion(app: app, agent.language) : nil), agent: agent.client)
+            faceConsentQuestion: askFace ? environment.messages.faceConsentQuestion(app: app, agent.language) : nil), agent: agent.client)
     }
 
     /// Sensors the evaluation may not arm yet (face while its consent question is open).
@@ -253,7 +253,7 @@ extension PolicyEngine {
         if let sheet = agentDesk.sheets[id], let detail = prompt.detail {
             environment.agentObserver?.agentUpdate(AgentUpdate(
                 handle: sheet.handle, cookie: sheet.cookie ?? "", kind: prompt.kind.rawValue, advice: detail.advice,
-                sensors: detail.sensors, message: MessageCatalog.sentence(detail, sheet.language)), agent: sheet.agent)
+                sensors: detail.sensors, message: environment.messages.sentence(detail, sheet.language)), agent: sheet.agent)
         }
         if !prompt.isPasscodeRequest || appMayTakePasscode(record) {
             environment.observer?.prompt(prompt, context: id, owner: record.owner)
@@ -300,7 +300,7 @@ extension PolicyEngine {
         agentDesk.sheets[id]?.cookie = cookie
         environment.agentObserver?.agentUpdate(AgentUpdate(
             handle: sheet.handle, cookie: cookie, kind: "ready", advice: "", sensors: [],
-            message: MessageCatalog.ready(sheet.language)), agent: sheet.agent)
+            message: environment.messages.ready(sheet.language)), agent: sheet.agent)
     }
 
     /// The login session of `client`'s process, looked up once per connection.

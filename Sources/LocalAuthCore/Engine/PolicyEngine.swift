@@ -35,6 +35,9 @@ public actor PolicyEngine {
         public var consentStore: (any ConsentStore)?
         /// Cookies and sheet handles.
         public var cookies: any CookieSource = SystemCookieSource()
+        /// The sentences agents are sent, in their languages; English only unless the embedder
+        /// loads translations.
+        public var messages = MessageCatalog()
 
         public init(clock: any WallClock, store: any StateStore, passcodeHasher: (any PasscodeHasher)?,
                     domainStateHasher: any DomainStateHasher, audit: any AuditSink, observer: (any EngineObserver)? = nil,
