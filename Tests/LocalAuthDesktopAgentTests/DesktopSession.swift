@@ -39,7 +39,8 @@ final class DesktopSession: Sendable {
 
     /// Starts the display, the session bus and the agent for localauthd on `bus`, and returns once
     /// the agent has registered.
-    init(serving bus: PrivateBus) async throws {
+    /// - Parameter environment: overrides for the agent's environment (its locale, its style).
+    init(serving bus: PrivateBus, environment: [String: String] = [:]) async throws {
         let xvfb = Process()
         xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
         xvfb.arguments = ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp", "-noreset"]
@@ -63,7 +64,7 @@ final class DesktopSession: Sendable {
         let agent = Process()
         agent.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         agent.arguments = [Self.agentScript, "--fallback", "--address", bus.address]
-        agent.environment = Self.environment(display: display, session: session)
+        agent.environment = Self.environment(display: display, session: session).merging(environment) { $1 }
         let output = Pipe()
         agent.standardOutput = output
         agent.standardError = output
@@ -83,9 +84,25 @@ final class DesktopSession: Sendable {
         environment["GSK_RENDERER"] = "cairo"
         environment["GSETTINGS_BACKEND"] = "memory"
         environment["DBUS_SESSION_BUS_ADDRESS"] = session.address
-        environment["LOCALAUTH_AGENT_GTK_LOCALEDIR"] = repository.appendingPathComponent(".build/agent-gtk/locale").path
+        environment["LOCALAUTH_AGENT_GTK_LOCALEDIR"] = compiledCatalogues
         return environment
     }
+
+    /// agent-gtk/po/*.po compiled with msgfmt, as `make agent-gtk` does, into a directory of this test run.
+    static let compiledCatalogues: String = {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("localauth-agent-gtk-locale-\(getpid())")
+        for language in ["de", "fr"] {
+            let messages = directory.appendingPathComponent("\(language)/LC_MESSAGES")
+            try? FileManager.default.createDirectory(at: messages, withIntermediateDirectories: true)
+            let msgfmt = Process()
+            msgfmt.executableURL = URL(fileURLWithPath: "/usr/bin/msgfmt")
+            msgfmt.arguments = ["-c", "-o", messages.appendingPathComponent("localauth-agent-gtk.mo").path,
+                                repository.appendingPathComponent("agent-gtk/po/\(language).po").path]
+            try? msgfmt.run()
+            msgfmt.waitUntilExit()
+        }
+        return directory.path
+    }()
 
     /// Returns at the agent's next "registered" line (its first registration, or the one after
     /// localauthd came back).
@@ -140,6 +157,17 @@ final class DesktopSession: Sendable {
         let path = Self.screenshots.appendingPathComponent(name + ".png").path
         let result = try await runTool("/usr/bin/import", ["-display", display, "-window", "root", path], timeout: Self.patience)
         guard result.status == 0 else { throw Failed(description: "import: \(result.output)") }
+    }
+
+    /// The mean lightness (0 black … 1 white) of a rectangle of a saved screenshot.
+    func lightness(of name: String, x: Int, y: Int, width: Int, height: Int) async throws -> Double {
+        let path = Self.screenshots.appendingPathComponent(name + ".png").path
+        let result = try await runTool("/usr/bin/convert", [path, "-crop", "\(width)x\(height)+\(x)+\(y)", "-colorspace", "Gray",
+                                                           "-format", "%[fx:mean]", "info:"], timeout: Self.patience)
+        guard result.status == 0, let mean = Double(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw Failed(description: "convert: \(result.output)")
+        }
+        return mean
     }
 
     private func driver(_ arguments: [String]) async throws -> (Int32, String) {

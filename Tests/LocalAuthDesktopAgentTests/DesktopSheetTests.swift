@@ -22,12 +22,12 @@ struct DesktopSheetTests {
     static let appName = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().lastPathComponent
 
     /// A daemon with a passcode and an enrolled finger, the desktop agent serving it, and the app's client.
-    static func withDesktop(configuration: String = "", fingers: [String] = [finger], faces: [String] = [],
+    static func withDesktop(configuration: String = "", fingers: [String] = [finger], faces: [String] = [], environment: [String: String] = [:],
                             _ body: (DaemonUnderTest, PrivateBus, DesktopSession, Client) async throws -> Void) async throws {
         try await withDaemon(configuration: Self.configuration + configuration) { daemon, bus in
             let app = try await Client(bus)
             try await app.setUp(passcode: passcode, fingers: fingers, faces: faces)
-            let desktop = try await DesktopSession(serving: bus)
+            let desktop = try await DesktopSession(serving: bus, environment: environment)
             try await body(daemon, bus, desktop, app)
         }
     }
@@ -51,9 +51,54 @@ struct DesktopSheetTests {
             #expect(sheet.focused == "password text:Passcode", "\(sheet)")
             #expect(sheet.buttons == ["Not Now": true, "Use Password": true, "Continue": false], "\(sheet)")
             try await desktop.screenshot("sheet")
+            #expect(try await desktop.lightness(of: "sheet", x: 40, y: 60, width: 400, height: 100) > 0.7, "the light style by default")
             _ = try await app.context(context, "Invalidate")
             #expect(await evaluation.value == Self.error("AppCancel"))
             try await desktop.sheetGone()
+        }
+    }
+
+    /// The agent's own words from agent-gtk/po/de.po, the daemon's sentences in German because the agent registered with a German locale.
+    @Test func theSheetSpeaksTheUsersLanguage() async throws {
+        try await Self.withDesktop(environment: ["LC_ALL": "de_DE.UTF-8"]) { _, _, desktop, app in
+            // The titles are the app's text, localized by the app as on Apple platforms.
+            let (_, evaluation) = try await Self.evaluate(app, options: ["LocalizedFallbackTitle": .string("Passwort eingeben"),
+                                                                         "LocalizedCancelTitle": .string("Abbrechen")])
+            let sheet = try await desktop.sheet(showing: ["Authentifizierung erforderlich", "Fingerabdruck", "Wartet auf Berührung",
+                                                          "Berühren Sie den Fingerabdrucksensor.", "Geben Sie Ihren Code ein"])
+            #expect(sheet.buttons == ["Abbrechen": true, "Passwort eingeben": true, "Fortfahren": false], "\(sheet)")
+            #expect(sheet.focused == "password text:Code", "\(sheet)")
+            try await desktop.screenshot("sheet-de")
+            try await desktop.key("Escape")
+            #expect(await evaluation.value == Self.error("UserCancel"))
+        }
+    }
+
+    /// libadwaita's style manager follows the desktop's dark preference (forced here as a user's setting would).
+    @Test func theSheetFollowsTheDarkStyle() async throws {
+        try await Self.withDesktop(environment: ["ADW_DEBUG_COLOR_SCHEME": "prefer-dark"]) { _, _, desktop, app in
+            let (_, evaluation) = try await Self.evaluate(app)
+            try await desktop.sheet(showing: [Self.reason, "Waiting for touch"])
+            try await desktop.screenshot("sheet-dark")
+            #expect(try await desktop.lightness(of: "sheet-dark", x: 40, y: 60, width: 400, height: 100) < 0.3)
+            try await desktop.key("Escape")
+            #expect(await evaluation.value == Self.error("UserCancel"))
+        }
+    }
+
+    /// Every message of the agent is in de.po and fr.po, translated (xgettext reads the script as the catalogues were made).
+    @Test func everyMessageIsTranslatedIntoGermanAndFrench() async throws {
+        let template = FileManager.default.temporaryDirectory.appendingPathComponent("localauth-agent-gtk-\(UUID().uuidString).pot").path
+        defer { try? FileManager.default.removeItem(atPath: template) }
+        let extracted = try await runTool("/usr/bin/xgettext", ["-L", "Python", "--from-code=UTF-8", "-k_", "-o", template, DesktopSession.agentScript],
+                                          timeout: .seconds(60))
+        #expect(extracted.status == 0, "\(extracted.output)")
+        for language in ["de", "fr"] {
+            let catalogue = DesktopSession.repository.appendingPathComponent("agent-gtk/po/\(language).po").path
+            let compared = try await runTool("/usr/bin/msgcmp", [catalogue, template], timeout: .seconds(60))
+            #expect(compared.status == 0, "\(language).po lacks messages: \(compared.output)")
+            let checked = try await runTool("/usr/bin/msgfmt", ["-c", "--statistics", "-o", "/dev/null", catalogue], timeout: .seconds(60))
+            #expect(checked.status == 0 && !checked.output.contains("untranslated") && !checked.output.contains("fuzzy"), "\(language): \(checked.output)")
         }
     }
 
