@@ -7,7 +7,7 @@ _localauth() {
     while [ "$i" -lt "$COMP_CWORD" ]; do
         word=${COMP_WORDS[i]}
         case $word in
-            --address|--timeout|--policy|--reason|--fallback-title|--cancel-title|--reuse|--interval|--count|--uid) i=$((i + 1)) ;;
+            --address|--timeout|--policy|--reason|--fallback-title|--cancel-title|--reuse|--usage-description|--interval|--count|--uid|--bus|--touch-timeout|--call-timeout) i=$((i + 1)) ;;
             -*) ;;
             *) words+=("$word") ;;
         esac
@@ -15,21 +15,22 @@ _localauth() {
     done
     case $prev in
         --policy) COMPREPLY=($(compgen -W "biometrics owner companion biometrics-or-companion wrist" -- "$cur")); return ;;
-        --address|--timeout|--reason|--fallback-title|--cancel-title|--reuse|--interval|--count|--uid) COMPREPLY=(); return ;;
+        --address|--timeout|--reason|--fallback-title|--cancel-title|--reuse|--usage-description|--interval|--count|--uid|--bus|--touch-timeout|--call-timeout) COMPREPLY=(); return ;;
     esac
     local candidates="" options="" used=0 arguments=()
     case "${words[*]}" in
-        "") candidates="agent apps attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode sim status unenroll" ;;
+        "") candidates="agent apps attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode provider sim status unenroll" ;;
         "apps") candidates="allow revoke" ;;
         "enroll") candidates="fingerprint face" ;;
         "lockout") candidates="reset" ;;
         "passcode") candidates="set change remove" ;;
+        "provider") candidates="check" ;;
         "sim") candidates="touch retry face connect disconnect cancel fallback reset" ;;
         "unenroll") candidates="fingerprint face" ;;
         "status"|"status "*) used=1 options="" arguments=() ;;
         "backends"|"backends "*) used=1 options="" arguments=() ;;
         "can-evaluate"|"can-evaluate "*) used=1 options="--policy" arguments=() ;;
-        "evaluate"|"evaluate "*) used=1 options="--reason --policy --fallback-title --cancel-title --no-interaction --reuse --passcode-stdin" arguments=() ;;
+        "evaluate"|"evaluate "*) used=1 options="--reason --policy --fallback-title --cancel-title --no-interaction --reuse --passcode-stdin --usage-description" arguments=() ;;
         "passcode set"|"passcode set "*) used=2 options="--stdin" arguments=() ;;
         "passcode change"|"passcode change "*) used=2 options="--stdin" arguments=() ;;
         "passcode remove"|"passcode remove "*) used=2 options="--stdin" arguments=() ;;
@@ -53,7 +54,8 @@ _localauth() {
         "apps allow"|"apps allow "*) used=2 options="--stdin" arguments=("") ;;
         "apps revoke"|"apps revoke "*) used=2 options="" arguments=("") ;;
         "lockout reset"|"lockout reset "*) used=2 options="--uid" arguments=() ;;
-        "help"|"help "*) used=1 options="" arguments=("agent apps attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode sim status unenroll" "allow cancel change connect disconnect face fallback fingerprint remove reset retry revoke set touch") ;;
+        "provider check"|"provider check "*) used=2 options="--bus --simulate --touch-timeout --call-timeout" arguments=("") ;;
+        "help"|"help "*) used=1 options="" arguments=("agent apps attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode provider sim status unenroll" "allow cancel change check connect disconnect face fallback fingerprint remove reset retry revoke set touch") ;;
         "completion"|"completion "*) used=1 options="" arguments=("bash") ;;
     esac
     local given=$(( ${#words[@]} - used ))
