@@ -40,7 +40,9 @@ struct AgentCommand: ParsableCommand {
     application, its reason and the daemon's prompts in your locale's language (LC_ALL,
     LC_MESSAGES, LANG; English and German). Type the passcode and press Enter (it is not shown);
     an empty line chooses the fallback; Ctrl-C cancels the evaluation. When an application first
-    wants Face ID, answer y or n; the answer is kept (see localauth apps).
+    wants Face ID, answer y or n; the answer is kept (see localauth apps). When localauthd
+    restarts, the agent registers again with it; if another agent registered first, it says so
+    and exits (status 75). Text from applications is shown with control characters as \\xHH.
     """
 
     func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
