@@ -136,7 +136,7 @@ struct PAMModuleTests {
         try await withEnrolledDaemon { client, bus in
             let waiting = try PAMHarness(bus: bus, arguments: "timeout=1")
             let timedOut = try await waiting.pypamtest("solo", expecting: Self.authinfoUnavailable)
-            #expect(timedOut.info == ["Touch the fingerprint sensor to sign in as root (solo). Choose “Ctrl-C” to stop."])
+            #expect(timedOut.info == ["Touch the fingerprint sensor to sign in as root (solo). Press Ctrl-C to cancel."])
             #expect(timedOut.errors == ["Timed out; use your password."])
 
             let pam = try PAMHarness(bus: bus, arguments: "max-tries=2")
@@ -144,7 +144,7 @@ struct PAMModuleTests {
             try await client.simulator("FingerprintRetry", [.string("too-short")])
             try await client.simulator("Touch", [.string("left-thumb")])
             let failed = try await pam.pypamtest("solo", expecting: Self.maxTries)
-            let noMatch = "Fingerprint not recognized; try again. Choose “Ctrl-C” to stop."
+            let noMatch = "Fingerprint not recognized; try again. Press Ctrl-C to cancel."
             #expect(failed.errors == [noMatch, "The swipe was too short; try again.", noMatch])
         }
     }
@@ -204,7 +204,7 @@ struct PAMModuleTests {
         try await withEnrolledDaemon { client, bus in
             let pam = try PAMHarness(bus: bus, arguments: "policy=owner timeout=1")
             let texts = try await pam.pypamtest("solo", expecting: 0, passwords: [Self.passcode])
-            #expect(texts.info.count == 2 && texts.info.last == "Enter your passcode to sign in as root (solo). Choose “Ctrl-C” to stop.", "\(texts.info)")
+            #expect(texts.info.count == 2 && texts.info.last == "Enter your passcode to sign in as root (solo). Press Ctrl-C to cancel.", "\(texts.info)")
             #expect(texts.errors.isEmpty, "\(texts.errors)")
             #expect(try await client.userState()["BiometryFailures"] == .uint32(0), "a timeout is not a failure")
         }

@@ -241,9 +241,9 @@ extension PolicyEngine {
             }
             guard let evaluation = record.evaluation else { continue }
             if now.state == .biometry, now.listening != before.listening {
-                show(PromptText.listening(now.listening, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options), on: id)
+                show(PromptText.listening(now.listening, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options, reader: PromptText.Reader(record.options, appPasscodeEntry: configuration.appPasscodeEntry)), on: id)
             } else if now.state == .waiting, before.state != .waiting, heldBackSensors(id).isEmpty {
-                show(PromptText.waiting(for: evaluation.machine.wantedSensors, options: record.options), on: id)
+                show(PromptText.waiting(for: evaluation.machine.wantedSensors, options: record.options, reader: PromptText.Reader(record.options, appPasscodeEntry: configuration.appPasscodeEntry)), on: id)
             }
         }
         // Usually nothing is being saved: emptied in place, a small table serves the next settle

@@ -506,7 +506,7 @@ public actor PolicyEngine {
                 finish(id, .failure(LocalAuthError(.notInteractive, "The passcode is needed, but no agent runs in this session to ask for it; run `localauth agent` (or a desktop agent) and try again.")))
                 return
             }
-            show(PromptText.notice(notice, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options), on: id)
+            show(PromptText.notice(notice, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options, reader: PromptText.Reader(record.options, appPasscodeEntry: configuration.appPasscodeEntry)), on: id)
         case .finish(.success(let success)):
             finish(id, .success(success))
         case .finish(.failure(let code)):

@@ -1,26 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0
-/// The sentences prompts show, built from a context's titles and the evaluation's reason.
+/// The sentences prompts show, built from a context's titles and the evaluation's reason, worded
+/// for where they are read (``Reader``).
 enum PromptText {
-    static func listening(_ sensors: Set<BiometricModality>, reason: String, kind: LAPolicy.Kind, options: ContextOptions) -> Prompt {
+    /// Who reads a context's prompts, which decides how choices are worded.
+    enum Reader: Sendable, Hashable {
+        /// A login's or sudo's PAM conversation, in a terminal or a greeter: the cancel title names
+        /// a key ("Press Ctrl-C to cancel."); the conversation itself asks for the passcode.
+        case conversation
+        /// An application's own window. `takesPasscode`: it may submit the passcode itself
+        /// (`app_passcode_entry`); otherwise the session's agent takes it and the app is never
+        /// told to type it.
+        case app(takesPasscode: Bool)
+
+        init(_ options: ContextOptions, appPasscodeEntry: Bool) {
+            self = options.isPrivilegedConversation ? .conversation : .app(takesPasscode: appPasscodeEntry)
+        }
+    }
+
+    static func listening(_ sensors: Set<BiometricModality>, reason: String, kind: LAPolicy.Kind, options: ContextOptions, reader: Reader) -> Prompt {
         let action: String
         switch (sensors.contains(.face), sensors.contains(.fingerprint)) {
         case (true, true): action = "Look at the screen or touch the fingerprint sensor"
         case (true, false): action = "Look at the screen"
         default: action = "Touch the fingerprint sensor"
         }
-        return Prompt(.biometry, "\(action) to \(reason). \(choices(kind: kind, options: options))", detail: .listening(sensors))
+        return Prompt(.biometry, "\(action) to \(reason). \(choices(kind: kind, options: options, reader: reader))", detail: .listening(sensors))
     }
 
-    static func waiting(for sensors: Set<BiometricModality>, options: ContextOptions) -> Prompt {
+    static func waiting(for sensors: Set<BiometricModality>, options: ContextOptions, reader: Reader) -> Prompt {
         let names = sensors.sorted().map { $0 == .face ? "face sensor" : "fingerprint sensor" }.joined(separator: " and ")
-        return Prompt(.waiting, "Waiting for the \(names), which another request is using. Choose “\(options.localizedCancelTitle)” to stop.", detail: .waiting(sensors))
+        return Prompt(.waiting, "Waiting for the \(names), which another request is using. \(stop(options, reader))", detail: .waiting(sensors))
     }
 
-    static func notice(_ notice: Evaluation.Notice, reason: String, kind: LAPolicy.Kind, options: ContextOptions) -> Prompt {
+    static func notice(_ notice: Evaluation.Notice, reason: String, kind: LAPolicy.Kind, options: ContextOptions, reader: Reader) -> Prompt {
         switch notice {
         case .noMatch(let modality):
             let what = modality == .face ? "Face" : "Fingerprint"
-            return Prompt(.noMatch, "\(what) not recognized; try again. \(choices(kind: kind, options: options))", detail: .noMatch(modality))
+            return Prompt(.noMatch, "\(what) not recognized; try again. \(choices(kind: kind, options: options, reader: reader))", detail: .noMatch(modality))
         case .retry(.attentionRequired):
             return Prompt(.attentionRequired, RetryReason.attentionRequired.advice, detail: .retry(.attentionRequired))
         case .retry(let retry):
@@ -34,21 +50,30 @@ enum PromptText {
             case .lockedOut: (lead, code) = ("Biometry is locked after too many failed attempts. ", "locked-out")
             case .sensorLost: (lead, code) = ("The biometric sensor is no longer available. ", "sensor-lost")
             }
-            return Prompt(.passcode, "\(lead)Enter your passcode to \(reason). Choose “\(options.localizedCancelTitle)” to stop.",
-                          detail: .passcodeWanted(code))
+            return Prompt(.passcode, "\(lead)Enter your passcode to \(reason). \(stop(options, reader))", detail: .passcodeWanted(code))
         case .passcodeWrong:
-            return Prompt(.passcodeWrong, "Wrong passcode; try again. Choose “\(options.localizedCancelTitle)” to stop.", detail: .passcodeWrong)
+            return Prompt(.passcodeWrong, "Wrong passcode; try again. \(stop(options, reader))", detail: .passcodeWrong)
         }
     }
 
-    private static func choices(kind: LAPolicy.Kind, options: ContextOptions) -> String {
-        let cancel = "“\(options.localizedCancelTitle)”"
-        guard !options.localizedFallbackTitle.isEmpty else { return "Choose \(cancel) to stop." }
-        let fallback = "“\(options.localizedFallbackTitle)”"
+    /// How to give up: a key in a conversation, a button in an app.
+    private static func stop(_ options: ContextOptions, _ reader: Reader) -> String {
+        switch reader {
+        case .conversation: "Press \(options.localizedCancelTitle) to cancel."
+        case .app: "Choose “\(options.localizedCancelTitle)” to stop."
+        }
+    }
+
+    /// What else the reader can do while the sensors listen. A conversation moves to the passcode
+    /// on its own, so it only says how to cancel; an app is told to type its passcode only when it
+    /// takes it itself.
+    private static func choices(kind: LAPolicy.Kind, options: ContextOptions, reader: Reader) -> String {
+        guard case .app(let takesPasscode) = reader, !options.localizedFallbackTitle.isEmpty else { return stop(options, reader) }
+        let cancel = "“\(options.localizedCancelTitle)”", fallback = "“\(options.localizedFallbackTitle)”"
         switch kind {
-        case .biometricsOrPasscode:
+        case .biometricsOrPasscode where takesPasscode:
             return "You can also type your passcode now, choose \(fallback), or choose \(cancel) to stop."
-        case .biometricsOnly, .companion:
+        case .biometricsOrPasscode, .biometricsOnly, .companion:
             return "Choose \(fallback) for another way, or \(cancel) to stop."
         }
     }
