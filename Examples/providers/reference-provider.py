@@ -109,14 +109,13 @@ class Provider(dbus.service.Object):
             reply(value)
 
     # -- reports to localauthd ----------------------------------------------------------------
-    def report(self, member, *args):
-        """Calls ProviderHost.<member>; returns "" or the D-Bus error name it failed with."""
+    def report(self, member, args, done):
+        """Calls ProviderHost.<member> asynchronously, so the main loop keeps answering localauthd
+        (and its pings) meanwhile; then done("") or done(the D-Bus error name it failed with)."""
         host = self.bus.get_object(HOST_NAME, HOST_PATH, introspect=False)
-        try:
-            host.get_dbus_method(member, HOST)(*args, timeout=10)
-            return ""
-        except dbus.DBusException as error:
-            return error.get_dbus_name() or "error"
+        host.get_dbus_method(member, HOST)(*args, timeout=10,
+                                           reply_handler=lambda *_: done(""),
+                                           error_handler=lambda error: done(error.get_dbus_name() or "error"))
 
     # -- org.localauth.Provider1 ----------------------------------------------------------------
     @dbus.service.method(PROVIDER, in_signature="u", out_signature="usa{sv}", sender_keyword="sender",
@@ -216,64 +215,76 @@ class Simulator(dbus.service.Object):
             raise dbus.DBusException("Only root and the provider's user may drive the simulator.",
                                      name="org.freedesktop.DBus.Error.AccessDenied")
 
-    @dbus.service.method(SIMULATOR, in_signature="s", out_signature="s", sender_keyword="sender")
-    def Touch(self, label, sender=None):
+    @dbus.service.method(SIMULATOR, in_signature="s", out_signature="s", sender_keyword="sender",
+                         async_callbacks=("reply", "error"))
+    def Touch(self, label, sender=None, reply=None, error=None):
         """A finger or face on the sensor: a capture while enrolling, else a match or no-match for
-        the armed session. Returns "" or the error name localauthd answered the report with."""
+        the armed session. Answers "" or the error name localauthd answered the report with."""
         self._require_operator(sender)
         sensor = self.sensor
         if sensor.enrolling is not None:
             enrolling = sensor.enrolling
             enrolling["done"] += 1
-            result = self.provider.report("ReportEnrollment", dbus.UInt64(enrolling["id"]), "stage-passed",
-                                          dbus.UInt32(enrolling["done"]), "")
-            if enrolling["done"] >= sensor.stages and sensor.enrolling is enrolling:
+
+            def stage_reported(result):
+                if enrolling["done"] < sensor.stages or sensor.enrolling is not enrolling:
+                    reply(result)
+                    return
                 templates = sensor.templates(enrolling["user"])
                 template = "ref-" + secrets.token_hex(8)
                 templates[template] = enrolling["label"]
                 sensor.save(enrolling["user"], templates)
                 sensor.enrolling = None
-                result = self.provider.report("ReportEnrollment", dbus.UInt64(enrolling["id"]), "completed",
-                                              dbus.UInt32(enrolling["done"]), template)
-            return result
+                self.provider.report("ReportEnrollment", (dbus.UInt64(enrolling["id"]), "completed",
+                                                          dbus.UInt32(enrolling["done"]), template), reply)
+
+            self.provider.report("ReportEnrollment", (dbus.UInt64(enrolling["id"]), "stage-passed",
+                                                      dbus.UInt32(enrolling["done"]), ""), stage_reported)
+            return
         if sensor.armed is None:
             raise dbus.DBusException("Nothing is armed.", name="org.localauth.ReferenceProvider1.Error.NotListening")
         session, user, armed, _ = sensor.armed
         owned = sensor.templates(user)
         matching = [t for t in armed if owned.get(t) == str(label)]
         if matching:
-            return self.provider.report("ReportAttempt", dbus.UInt64(session), "match", matching[0])
-        return self.provider.report("ReportAttempt", dbus.UInt64(session), "no-match", "")
+            self.provider.report("ReportAttempt", (dbus.UInt64(session), "match", matching[0]), reply)
+        else:
+            self.provider.report("ReportAttempt", (dbus.UInt64(session), "no-match", ""), reply)
 
-    @dbus.service.method(SIMULATOR, in_signature="s", out_signature="s", sender_keyword="sender")
-    def Retry(self, reason, sender=None):
+    @dbus.service.method(SIMULATOR, in_signature="s", out_signature="s", sender_keyword="sender",
+                         async_callbacks=("reply", "error"))
+    def Retry(self, reason, sender=None, reply=None, error=None):
         self._require_operator(sender)
         sensor = self.sensor
         if sensor.enrolling is not None:
             e = sensor.enrolling
-            return self.provider.report("ReportEnrollment", dbus.UInt64(e["id"]), "retry", dbus.UInt32(e["done"]), reason)
+            self.provider.report("ReportEnrollment", (dbus.UInt64(e["id"]), "retry", dbus.UInt32(e["done"]), reason), reply)
+            return
         if sensor.armed is None:
             raise dbus.DBusException("Nothing is armed.", name="org.localauth.ReferenceProvider1.Error.NotListening")
-        return self.provider.report("ReportAttempt", dbus.UInt64(sensor.armed[0]), "retry", reason)
+        self.provider.report("ReportAttempt", (dbus.UInt64(sensor.armed[0]), "retry", reason), reply)
 
-    @dbus.service.method(SIMULATOR, in_signature="b", out_signature="s", sender_keyword="sender")
-    def SetAvailable(self, available, sender=None):
+    @dbus.service.method(SIMULATOR, in_signature="b", out_signature="s", sender_keyword="sender",
+                         async_callbacks=("reply", "error"))
+    def SetAvailable(self, available, sender=None, reply=None, error=None):
+        """Plugs or unplugs the sensor: unplugged, it drops what it was doing and reports it."""
         self._require_operator(sender)
         self.sensor.available = bool(available)
         if not available:
             self.sensor.armed = None
             self.sensor.enrolling = None
-        return self.provider.report("ReportAvailability", dbus.Boolean(available))
+        self.provider.report("ReportAvailability", (dbus.Boolean(available),), reply)
 
-    @dbus.service.method(SIMULATOR, in_signature="s", out_signature="s", sender_keyword="sender")
-    def FailEnrollment(self, reason, sender=None):
+    @dbus.service.method(SIMULATOR, in_signature="s", out_signature="s", sender_keyword="sender",
+                         async_callbacks=("reply", "error"))
+    def FailEnrollment(self, reason, sender=None, reply=None, error=None):
         """Ends the running enrollment with failed and `reason` (data-full, duplicate, ...)."""
         self._require_operator(sender)
         e = self.sensor.enrolling
         if e is None:
             raise dbus.DBusException("Not enrolling.", name="org.localauth.ReferenceProvider1.Error.NotListening")
         self.sensor.enrolling = None
-        return self.provider.report("ReportEnrollment", dbus.UInt64(e["id"]), "failed", dbus.UInt32(e["done"]), reason)
+        self.provider.report("ReportEnrollment", (dbus.UInt64(e["id"]), "failed", dbus.UInt32(e["done"]), reason), reply)
 
     @dbus.service.method(SIMULATOR, in_signature="", out_signature="t", sender_keyword="sender")
     def ArmedSession(self, sender=None):
@@ -294,11 +305,12 @@ class Simulator(dbus.service.Object):
         self._require_operator(sender)
         self.provider.hanging = True
 
-    @dbus.service.method(SIMULATOR, in_signature="tss", out_signature="s", sender_keyword="sender")
-    def Report(self, session, result, detail, sender=None):
-        """Sends ReportAttempt with any arguments (malformed ones, other sessions); returns the error name or ""."""
+    @dbus.service.method(SIMULATOR, in_signature="tss", out_signature="s", sender_keyword="sender",
+                         async_callbacks=("reply", "error"))
+    def Report(self, session, result, detail, sender=None, reply=None, error=None):
+        """Sends ReportAttempt with any arguments (malformed ones, other sessions); answers the error name or ""."""
         self._require_operator(sender)
-        return self.provider.report("ReportAttempt", dbus.UInt64(session), result, detail)
+        self.provider.report("ReportAttempt", (dbus.UInt64(session), result, detail), reply)
 
 
 def main():
