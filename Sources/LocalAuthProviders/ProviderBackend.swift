@@ -77,8 +77,8 @@ public final class ProviderBackend: CapturingBackend {
         var enrollments: [UInt64: Enrolling] = [:]
         var lastEnrollment: UInt64 = 0
         var handshakes: UInt64 = 0
-        /// Counts the sessions armed; a ping loop ends when the count has moved past its own.
-        var arms: UInt64 = 0
+        /// Whether the ping loop runs (one per provider, while a session is armed).
+        var pinging = false
         var retryDelay = ProviderBackend.initialRetryDelay
         var retryScheduled = false
         var stopped = false
@@ -202,7 +202,6 @@ public final class ProviderBackend: CapturingBackend {
         let (owner, idle) = state.withLock { state -> (String?, [UInt64: Enrolling]) in
             guard case .ready(let owner, _) = state.phase, state.available else { return (nil, [:]) }
             state.armed = session
-            state.arms += 1
             // A provider holds its sensor for an enrollment; one that takes no capture for a turn
             // would otherwise keep every evaluation off it until its timeout, again and again.
             guard let turn = enrollmentTurn else { return (owner, [:]) }
@@ -568,7 +567,12 @@ public final class ProviderBackend: CapturingBackend {
                 failed("Arm", error, owner: owner, session: session)
                 return
             }
-            if let arm = armed(session.id, by: owner) { Task { await pingWhileArmed(arm, session: session.id, owner: owner) } }
+            let startsPinging = state.withLock { state -> Bool in
+                guard state.armed?.id == session.id, !state.pinging else { return false }
+                state.pinging = true
+                return true
+            }
+            if startsPinging { Task { await pingWhileArmed() } }
         case .disarm(let session, let owner):
             do { _ = try await callProvider(owner, "Disarm", [.uint64(session)]) } catch {
                 failed("Disarm", error, owner: owner, session: nil)
@@ -579,27 +583,34 @@ public final class ProviderBackend: CapturingBackend {
         }
     }
 
-    /// The count of the arm that armed `session` on `owner`, if it is still armed there.
-    private func armed(_ session: UInt64, by owner: String) -> UInt64? {
+    /// The armed session and the connection it is armed on; nil (and the ping loop stopping)
+    /// when nothing is armed.
+    private func armedForPing() -> (session: UInt64, owner: String)? {
         state.withLock { state in
-            guard state.armed?.id == session, case .ready(owner, _) = state.phase else { return nil }
-            return state.arms
+            guard let armed = state.armed, case .ready(let owner, _) = state.phase else {
+                state.pinging = false
+                return nil
+            }
+            return (armed.id, owner)
         }
     }
 
-    /// Pings the provider while the arm counted `arm` lasts; one that does not answer is treated
-    /// as hung (the armed evaluation sees the sensor disconnect, the provider is restarted).
-    private func pingWhileArmed(_ arm: UInt64, session: UInt64, owner: String) async {
+    /// Pings the provider while a session is armed on it (one loop per provider, started after
+    /// an Arm replied); one that does not answer is treated as hung: the armed evaluation sees the
+    /// sensor disconnect and the provider is restarted.
+    private func pingWhileArmed() async {
         while true {
             try? await Task.sleep(for: armedPing.interval)
-            guard armed(session, by: owner) == arm else { return }
+            guard let pinged = armedForPing() else { return }
             do {
-                _ = try await connection.call(destination: owner, path: "/", interface: "org.freedesktop.DBus.Peer", member: "Ping",
+                _ = try await connection.call(destination: pinged.owner, path: "/", interface: "org.freedesktop.DBus.Peer", member: "Ping",
                                               arguments: [], timeout: armedPing.timeout)
             } catch {
-                guard armed(session, by: owner) == arm else { return }
+                guard let current = armedForPing() else { return }
+                guard current == pinged else { continue }  // disarmed or armed again meanwhile: ask the new arm
                 let why = (error as? DBusError)?.name == .noReply ? "no answer to Peer.Ping within \(armedPing.timeout.components.seconds) seconds" : Self.describe(error)
-                log(.warning, "provider \(id) stopped answering while armed (session \(session): \(why))")
+                log(.warning, "provider \(id) stopped answering while armed (session \(pinged.session): \(why))")
+                state.withLock { $0.pinging = false }
                 lose("it stopped answering while armed", hung: true)
                 return
             }
