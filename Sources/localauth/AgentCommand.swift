@@ -99,7 +99,7 @@ struct AgentCommand: ParsableCommand {
             case .daemon(.registeredAgain):
                 output.note("localauthd is back; this agent serves again.")
             case .daemon(.refusedAgain(let refusal)):
-                throw .temporary("localauthd came back and refused this agent: \(refusal.message)")
+                throw refusal
             case .line(var line?):
                 defer { Secret.wipe(&line) }
                 guard let open = sheet else {

@@ -22,7 +22,8 @@ struct AgentEndpoint: Sendable {
         case daemonStopped
         /// A new localauthd took the name and this agent is registered with it.
         case registeredAgain
-        /// A new localauthd took the name and refused this agent (another one registered first).
+        /// A new owner took the name and this agent does not serve it: localauthd refused it
+        /// (another agent registered first), or the owner is not of the first localauthd's uid.
         case refusedAgain(CLIError)
     }
 
@@ -32,34 +33,58 @@ struct AgentEndpoint: Sendable {
     /// ContractTests compares them).
     static let interface = LocalAuthInterface.agent
 
-    /// The unique name of the localauthd this agent believes; nil while the name has no owner.
+    /// The unique name of the localauthd this agent believes, and the uid it ran as.
     private final class Daemon: Sendable {
         private struct State {
+            /// Believed: its calls are served. nil while the name has no owner, or a new owner is
+            /// not yet checked.
             var owner: String?
+            /// The name's owner as last announced.
+            var latest: String?
             /// Whether a NameOwnerChanged was seen (then it, not the first GetNameOwner, is current).
             var changed = false
-            /// Whether the first registration is done; a new owner before it needs no second one.
-            var registered = false
+            /// The uid of the first localauthd, once registered with it; a new owner must have it.
+            var uid: UInt32?
         }
         private let state = Mutex(State())
 
         var owner: String? { state.withLock { $0.owner } }
+        var uid: UInt32? { state.withLock { $0.uid } }
 
         /// The answer to the first GetNameOwner, unless a change has been seen since.
         func start(_ owner: String?) {
-            state.withLock { if !$0.changed { $0.owner = owner } }
+            state.withLock { state in
+                guard !state.changed else { return }
+                state.owner = owner
+                state.latest = owner
+            }
         }
 
-        func registered() {
-            state.withLock { $0.registered = true }
+        func registered(uid: UInt32) {
+            state.withLock { $0.uid = uid }
         }
 
-        /// Records a new owner; true when this agent must register with it.
+        /// Records a new owner; true when this agent must check it and register with it (until
+        /// then it is not believed).
         func change(to owner: String?) -> Bool {
             state.withLock { state in
                 state.changed = true
-                defer { state.owner = owner }
-                return state.registered && owner != nil && owner != state.owner
+                state.latest = owner
+                guard state.uid != nil, owner != nil else {
+                    state.owner = owner
+                    return false
+                }
+                state.owner = nil
+                return true
+            }
+        }
+
+        /// Believes `owner` if it still owns the name.
+        func believe(_ owner: String) -> Bool {
+            state.withLock { state in
+                guard state.latest == owner else { return false }
+                state.owner = owner
+                return true
             }
         }
     }
@@ -74,19 +99,9 @@ struct AgentEndpoint: Sendable {
         // Watched before the owner is read, so no restart falls between the two.
         _ = try await client.translate {
             try await client.connection.watchNameOwners(LocalAuthBusNames.busName) { change in
-                guard daemon.change(to: change.newOwner) else {
-                    if change.newOwner == nil { deliver(.daemonStopped) }
-                    return
-                }
                 if change.oldOwner != nil { deliver(.daemonStopped) }
-                Task {
-                    do throws(CLIError) {
-                        _ = try await client.manager("RegisterAgent", [.string(locale), .vardict(options)])
-                        deliver(.registeredAgain)
-                    } catch {
-                        deliver(.refusedAgain(error))
-                    }
-                }
+                guard daemon.change(to: change.newOwner), let newOwner = change.newOwner else { return }
+                Task { await comeBack(to: newOwner, daemon, client, locale: locale, options: options, deliver: deliver) }
             }
         }
         let owner = try await client.translate {
@@ -95,6 +110,7 @@ struct AgentEndpoint: Sendable {
                                              arguments: [.string(LocalAuthBusNames.busName)]).first?.string ?? ""
         }
         daemon.start(owner)
+        let uid = try await client.translate { try await client.connection.credentials(of: owner).uid }
         try await client.translate {
             try client.connection.register(path: LocalAuthBusNames.agentPath,
                                            introspectionXML: DBusInterfaceDescription.document([interface])) { call in
@@ -118,8 +134,27 @@ struct AgentEndpoint: Sendable {
             }
         }
         _ = try await client.manager("RegisterAgent", [.string(locale), .vardict(options)])
-        daemon.registered()
+        daemon.registered(uid: uid)
         return AgentEndpoint(client: client)
+    }
+
+    /// A new owner took localauthd's name: believed and registered with if it runs as the same
+    /// uid as the localauthd this agent first served (on a bus where anyone may own the name, an
+    /// impostor could otherwise draw sheets and take the passcode).
+    private static func comeBack(to owner: String, _ daemon: Daemon, _ client: DaemonClient, locale: String,
+                                 options: [String: DBusValue], deliver: @escaping @Sendable (Call) -> Void) async {
+        do throws(CLIError) {
+            let uid = try await client.translate { try await client.connection.credentials(of: owner).uid }
+            guard uid == daemon.uid else {
+                deliver(.refusedAgain(.accessDenied("localauthd's bus name is now owned by a process of uid \(uid), not uid \(daemon.uid.map(String.init) ?? "?") as before; this agent does not serve it.")))
+                return
+            }
+            guard daemon.believe(owner) else { return }  // gone again; the next owner is checked in turn
+            _ = try await client.manager("RegisterAgent", [.string(locale), .vardict(options)])
+            deliver(.registeredAgain)
+        } catch {
+            deliver(.refusedAgain(.temporary("localauthd came back and refused this agent: \(error.message)")))
+        }
     }
 
     /// The locale of the terminal's user, as POSIX programs choose it.

@@ -106,6 +106,42 @@ struct AgentLifetimeNewTests {
         }
     }
 
+    /// Following localauthd's name must not hand the terminal to whoever takes it next: on a bus
+    /// where anyone may own the name, an owner of another uid is not served, and the agent says so.
+    @Test func anAgentDoesNotServeANewOwnerOfTheNameWithAnotherUid() async throws {
+        try await withPrivateBus(allowingEveryUser: true) { bus in
+            let watcher = try await bus.connect()
+            defer { watcher.close() }
+            let daemon = try DaemonUnderTest(bus: bus, configuration: Self.configuration)
+            defer { daemon.kill() }
+            try await daemon.start(watcher: watcher)
+            let agent = try RunningAgent(bus)
+            let exited = Inbox<Int32>()
+            ChildProcess.reportExit(of: agent.process, into: exited)
+            try await AgentCommandTests.waitForAgent(bus)
+            daemon.kill()
+            try await agent.waitFor("localauthd stopped")
+
+            let impostor = Process()
+            impostor.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            impostor.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", PythonDBusClient.prelude + """
+                bus.request_name(N, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
+                print('owned', flush=True)
+                sys.stdin.read()
+                """, bus.address]
+            let impostorInput = Pipe(), impostorOutput = Pipe()
+            impostor.standardInput = impostorInput
+            impostor.standardOutput = impostorOutput
+            try impostor.run()
+            defer { ChildProcess.kill(impostor) }
+            #expect(try await ChildOutput(impostorOutput).lines.next(within: .seconds(60)) == "owned")
+
+            let status = try await ChildProcess.exitStatus(of: agent.process, from: exited, within: .seconds(60))
+            #expect(status == 77, "\(agent.heard.text)")
+            #expect(agent.heard.text.contains("uid 65534") && agent.heard.text.contains("this agent does not serve it"), "\(agent.heard.text)")
+        }
+    }
+
     @Test func idleExitWaitsWhileAnAgentIsRegistered() async throws {
         try await withPrivateBus { bus in
             let watcher = try await bus.connect()
