@@ -6,7 +6,8 @@ CONFIG      ?= debug
 APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python3-dbus libglib2.0-bin systemd binutils \
                libpam0g-dev libpam-wrapper pamtester python3-pypamtest man-db groff-base \
                python3-gi python3-dbusmock libxml2-utils \
-               fprintd libfprint-2-2 gettext
+               fprintd libfprint-2-2 gettext \
+               gir1.2-gtk-4.0 gir1.2-adw-1 xvfb at-spi2-core gir1.2-atspi-2.0 imagemagick xdotool desktop-file-utils
 # …and what `make deb` needs besides.
 DEB_PACKAGES = dpkg-dev debhelper lintian fakeroot
 
@@ -71,7 +72,8 @@ RELEASE_FLAGS = -c release -Xswiftc -Osize --static-swift-stdlib -Xswiftc -use-l
                 --pkg-config-path $(RELEASE_LIBS_DIR)
 
 # What `make install` puts in place, relative to DESTDIR (`make uninstall` removes exactly these).
-MANPAGES     = $(wildcard man/*.1 man/*.5 man/*.8)
+# localauth-agent-gtk.1 goes with the desktop agent (install-agent-gtk), not with the daemon.
+MANPAGES     = $(filter-out man/localauth-agent-gtk.1,$(wildcard man/*.1 man/*.5 man/*.8))
 INSTALLED    = $(BINDIR)/localauth $(LIBEXECDIR)/localauthd $(UNITDIR)/localauthd.service \
                $(DBUSSERVICEDIR)/org.localauth.LocalAuthentication1.service \
                $(DBUSPOLICYDIR)/org.localauth.LocalAuthentication1.conf \
@@ -247,6 +249,34 @@ install-fprintd-provider: release
 uninstall-fprintd-provider:
 	rm -f $(foreach file,$(FPRINTD_PROVIDER_FILES),"$(DESTDIR)$(file)")
 	@rmdir -p "$(DESTDIR)$(PROVIDERDIR)" 2>/dev/null || true
+
+## The desktop agent (agent-gtk/, Python + GTK 4): its catalogues compiled to .build/agent-gtk/locale,
+## installed with the script, its XDG autostart entry and its man page (the localauth-agent-gtk
+## package; not part of `make install`). Desktops read autostart entries from /etc/xdg/autostart
+## whatever PREFIX is.
+AUTOSTARTDIR ?= /etc/xdg/autostart
+AGENT_GTK_LANGUAGES = $(basename $(notdir $(wildcard agent-gtk/po/*.po)))
+AGENT_GTK_LOCALE = $(foreach lang,$(AGENT_GTK_LANGUAGES),.build/agent-gtk/locale/$(lang)/LC_MESSAGES/localauth-agent-gtk.mo)
+AGENT_GTK_FILES = $(LIBEXECDIR)/localauth-agent-gtk $(AUTOSTARTDIR)/localauth-agent-gtk.desktop $(MANDIR)/man1/localauth-agent-gtk.1 \
+               $(foreach lang,$(AGENT_GTK_LANGUAGES),$(LOCALEDIR)/$(lang)/LC_MESSAGES/localauth-agent-gtk.mo)
+.PHONY: agent-gtk install-agent-gtk uninstall-agent-gtk
+
+agent-gtk: $(AGENT_GTK_LOCALE)
+
+.build/agent-gtk/locale/%/LC_MESSAGES/localauth-agent-gtk.mo: agent-gtk/po/%.po
+	@mkdir -p $(@D)
+	msgfmt --check -o $@ $<
+
+install-agent-gtk: agent-gtk
+	install -D -m 0755 agent-gtk/localauth-agent-gtk "$(DESTDIR)$(LIBEXECDIR)/localauth-agent-gtk"
+	install -d -m 0755 "$(DESTDIR)$(AUTOSTARTDIR)"
+	sed 's|^Exec=/usr/libexec/localauth-agent-gtk|Exec=$(LIBEXECDIR)/localauth-agent-gtk|' agent-gtk/localauth-agent-gtk.desktop > "$(DESTDIR)$(AUTOSTARTDIR)/localauth-agent-gtk.desktop"
+	chmod 0644 "$(DESTDIR)$(AUTOSTARTDIR)/localauth-agent-gtk.desktop"
+	install -D -m 0644 man/localauth-agent-gtk.1 "$(DESTDIR)$(MANDIR)/man1/localauth-agent-gtk.1"
+	for lang in $(AGENT_GTK_LANGUAGES); do install -D -m 0644 ".build/agent-gtk/locale/$$lang/LC_MESSAGES/localauth-agent-gtk.mo" "$(DESTDIR)$(LOCALEDIR)/$$lang/LC_MESSAGES/localauth-agent-gtk.mo" || exit; done
+
+uninstall-agent-gtk:
+	rm -f $(foreach file,$(AGENT_GTK_FILES),"$(DESTDIR)$(file)")
 
 ## Installs into a temporary DESTDIR (PREFIX=/usr) and checks the tree, the binaries' links, the
 ## unit, and that the installed daemon serves the installed CLI on a private bus.
