@@ -38,9 +38,11 @@ struct AgentCommand: ParsableCommand {
     static let details = """
     Runs until Ctrl-C (with no sheet open) or end of input. For each evaluation it prints the
     application, its reason and the daemon's prompts in your locale's language (LC_ALL,
-    LC_MESSAGES, LANG; English and German). Type the passcode and press Enter (it is not shown);
-    an empty line chooses the fallback; Ctrl-C cancels the evaluation. When an application first
-    wants Face ID, answer y or n; the answer is kept (see localauth apps). When localauthd
+    LC_MESSAGES, LANG; English, German and French). Type the passcode and press Enter (it is not
+    shown); an empty line chooses the fallback; Ctrl-C cancels the evaluation. When an application
+    first wants Face ID, a session agent asks y or n; a fallback agent (--fallback), which any of
+    your processes could be, allows it only with your passcode (type it; Enter alone refuses). The
+    answer is kept (see localauth apps). When localauthd
     restarts, the agent registers again with it; if another agent registered first, it says so
     and exits (status 75). Text from applications is shown with control characters as \\xHH.
     """
