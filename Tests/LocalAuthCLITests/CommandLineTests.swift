@@ -105,7 +105,7 @@ struct CommandLineTests {
             #expect(try await CLI.run(bus, ["sim", "disconnect", "fingerprint"]).status == 0)
             #expect(try await CLI.run(bus, ["sim", "disconnect", "face"]).status == 0)
             #expect(try await check("biometrics") == 6)
-            #expect(try await CLI.run(bus, ["status"]).stdout.contains("fingerprint (not available), face (not available)"))
+            #expect(try await CLI.run(bus, ["status"]).stdout.contains("fingerprint (simulator, not available), face (simulator, not available)"))
             #expect(try await check("owner") == 0)
             #expect(try await CLI.run(bus, ["sim", "connect", "fingerprint"]).stdout == "Connected the fingerprint sensor.\n")
             #expect(try await check("biometrics") == 0)
