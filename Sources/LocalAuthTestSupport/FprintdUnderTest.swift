@@ -6,7 +6,9 @@ import Synchronization
 /// Real fprintd (Debian's `fprintd`, `libfprint-2-2`) with libfprint's `virtual_device` driver on a
 /// private bus, for tests without a fingerprint reader.
 ///
-/// fprintd insists on the system bus, so it gets `DBUS_SYSTEM_BUS_ADDRESS` = the private bus. polkit
+/// fprintd insists on the system bus, so it gets `DBUS_SYSTEM_BUS_ADDRESS` = the private bus (a
+/// system-type one with the installed policies: ``PrivateBus/system(policies:socketDirectory:)``
+/// with ``SystemPolicy/installed()``, which has fprintd's and polkit's own). polkit
 /// is python3-dbusmock's `polkitd` template on the same bus, allowing fprintd's three actions unless
 /// a test says otherwise. fprintd keeps prints under `STATE_DIRECTORY` in a temporary directory.
 ///
@@ -86,11 +88,12 @@ public final class FprintdUnderTest: Sendable {
     }
 
     /// Sends one command to the virtual reader and returns its answer (only LIST answers). The
-    /// socket exists only while the reader is claimed; a refused connection is retried for up to
-    /// ten seconds, so a test may send a touch before the client under test has claimed the reader.
+    /// socket exists only while the reader is claimed; a refused connection is retried for up to a
+    /// minute (a loaded machine), so a test may send a touch before the client under test has
+    /// claimed the reader.
     @discardableResult
     public func send(_ command: String) throws -> String {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
             do {
                 return try Self.exchange(command, at: socketPath)
@@ -202,7 +205,7 @@ public final class FprintdUnderTest: Sendable {
         process.standardError = output
         try process.run()
         do {
-            _ = try await owned.next(within: .seconds(20))
+            _ = try await owned.next(within: .seconds(60))
         } catch {
             ChildProcess.kill(process)
             throw error

@@ -12,6 +12,8 @@ public final class PrivateBus: Sendable {
     public let address: String
     private let pid: Int32
     private let process: Mutex<Process?>
+    /// Files the bus reads while it runs (its `system.d`), removed when it stops; nil for none.
+    private let files: URL?
 
     /// A session-type bus that every local user may connect to, so tests can call as another uid.
     static let everyUserConfiguration = """
@@ -37,7 +39,74 @@ public final class PrivateBus: Sendable {
     }
 
     /// Starts a `dbus-daemon` with the given configuration text (nil: the standard session bus).
-    public init(configuration: String?) throws {
+    public convenience init(configuration: String?) throws {
+        try self.init(configuration: configuration, files: nil)
+    }
+
+    /// A system-type bus that loads `policies` as the system bus loads `system.d`: the machine's
+    /// `system.conf` rules (deny owning names and method calls by default, allow signals and
+    /// requested replies, allow everyone to connect), then each file of an `<includedir>`.
+    ///
+    /// - Parameter socketDirectory: where it listens (`unix:dir=`), for clients that cannot reach
+    ///   `/tmp`'s abstract sockets (a daemon in its own network namespace, with a private `/tmp`);
+    ///   nil: `unix:tmpdir=/tmp`.
+    public static func system(policies: [SystemPolicy], socketDirectory: String? = nil) throws -> PrivateBus {
+        let files = FileManager.default.temporaryDirectory.appendingPathComponent("system-bus-\(UUID().uuidString)")
+        let included = files.appendingPathComponent("system.d")
+        try FileManager.default.createDirectory(at: included, withIntermediateDirectories: true)
+        for policy in policies {
+            try policy.text.write(to: included.appendingPathComponent(policy.name), atomically: true, encoding: .utf8)
+        }
+        let listen = socketDirectory.map { "unix:dir=\($0)" } ?? "unix:tmpdir=/tmp"
+        do {
+            return try PrivateBus(configuration: systemConfiguration(listen: listen, includedir: included.path), files: files)
+        } catch {
+            try? FileManager.default.removeItem(at: files)
+            throw error
+        }
+    }
+
+    /// `/usr/share/dbus-1/system.conf` of dbus 1.14 without what a test bus must not do (become
+    /// `messagebus`, fork, write a pid file, log to syslog, activate services through the setuid
+    /// helper, read the machine's `system.d`).
+    static func systemConfiguration(listen: String, includedir: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>system</type>
+          <auth>EXTERNAL</auth>
+          <listen>\(listen)</listen>
+          <policy context="default">
+            <allow user="*"/>
+            <deny own="*"/>
+            <deny send_type="method_call"/>
+            <allow send_type="signal"/>
+            <allow send_requested_reply="true" send_type="method_return"/>
+            <allow send_requested_reply="true" send_type="error"/>
+            <allow receive_type="method_call"/>
+            <allow receive_type="method_return"/>
+            <allow receive_type="error"/>
+            <allow receive_type="signal"/>
+            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Containers1"/>
+            <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"
+                  send_member="UpdateActivationEnvironment"/>
+            <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Debug.Stats"/>
+            <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.systemd1.Activator"/>
+          </policy>
+          <policy user="root">
+            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
+          </policy>
+          <includedir>\(includedir)</includedir>
+        </busconfig>
+        """
+    }
+
+    private init(configuration: String?, files: URL?) throws {
+        self.files = files
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         process.arguments = ["--nofork", "--print-address=1", "--nopidfile"]
@@ -82,6 +151,7 @@ public final class PrivateBus: Sendable {
     public func stop() {
         guard let process = process.withLock({ p in defer { p = nil }; return p }) else { return }
         ChildProcess.kill(process)
+        if let files { try? FileManager.default.removeItem(at: files) }
     }
 
     deinit { stop() }
@@ -101,7 +171,8 @@ public func withPrivateBus<T: Sendable>(allowingEveryUser: Bool = false, _ body:
 }
 
 /// Collects values delivered from handlers so a test can await them one by one, each with a
-/// bound on the wait so a missing value fails the test instead of hanging it.
+/// bound on the wait so a missing value fails the test instead of hanging it. The default bound is
+/// a minute: the whole suite runs in parallel on two cores, where "about a second" can take 15.
 public final class Inbox<Element: Sendable>: Sendable {
     private let stream: AsyncStream<Element>
     private let continuation: AsyncStream<Element>.Continuation
@@ -119,7 +190,7 @@ public final class Inbox<Element: Sendable>: Sendable {
     /// Everything put so far, awaited or not.
     public var received: [Element] { log.withLock { $0 } }
 
-    public func next(within timeout: Duration = .seconds(15)) async throws -> Element {
+    public func next(within timeout: Duration = .seconds(60)) async throws -> Element {
         let stream = stream
         let result = await withTaskGroup(of: Element?.self) { group in
             group.addTask {

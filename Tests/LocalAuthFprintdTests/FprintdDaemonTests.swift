@@ -7,9 +7,11 @@ import Testing
 private typealias D = DaemonUnderTest
 
 /// The whole path a person with a fingerprint reader takes: the `localauth` CLI and clients, the
-/// real localauthd, localauth-fprintd-provider started by localauthd from its descriptor's Exec=,
-/// and real fprintd with libfprint's virtual reader, all on one private bus.
-@Suite(.enabled(if: FprintdUnderTest.isInstalled, "needs fprintd and python3-dbusmock (make deps)"), .serialized, .timeLimit(.minutes(2)))
+/// real localauthd, localauth-fprintd-provider as a package runs it (a descriptor without Exec=,
+/// the provider started on the bus as the user that stands in for `localauth-fprintd`), and real
+/// fprintd with libfprint's virtual reader, all on one private system-type bus that loads the
+/// installed policy files.
+@Suite(.enabled(if: FprintdUnderTest.isInstalled, "needs fprintd and python3-dbusmock (make deps)"), .serialized, .timeLimit(.minutes(3)))
 struct FprintdDaemonTests {
     static let passcode = "4711-secret"
     static let finger = "right-index-finger"
@@ -24,14 +26,14 @@ struct FprintdDaemonTests {
 
         /// Waits (bounded) until the reader is closed, then checks that another program can claim it.
         func expectReleased(_ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(60)
             while fprintd.isOpen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(try await !fprintd.isClaimed(user: ProviderRig.userName), comment, sourceLocation: sourceLocation)
         }
 
         /// Waits (bounded) until the provider has the reader open.
         func waitUntilClaimed() async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(60)
             while !fprintd.isOpen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         }
 
@@ -55,36 +57,38 @@ struct FprintdDaemonTests {
     }
 
     static func withRig<T: Sendable>(configuration: String = "", _ body: (Rig) async throws -> T) async throws -> T {
-        try await withPrivateBus { bus in
-            let watcher = try await bus.connect()
-            defer { watcher.close() }
-            let fprintd = try await FprintdUnderTest(bus: bus, watcher: watcher)
-            defer { fprintd.stop() }
-            let descriptors = fprintd.directory.appendingPathComponent("providers")
-            try FileManager.default.createDirectory(at: descriptors, withIntermediateDirectories: true)
-            try """
-            [Provider]
-            Id=fprintd
-            Modality=fingerprint
-            BusName=org.localauth.Provider.Fprintd
-            Exec=\(ProviderRig.binary) --fprintd-timeout 5
-            User=\(getuid())
-            ProtocolVersion=1
-            Description=Fingerprint readers through fprintd
-            """.write(to: descriptors.appendingPathComponent("fprintd.provider"), atomically: true, encoding: .utf8)
-            let daemon = try DaemonUnderTest(bus: bus, configuration: """
-                backends = fprintd, passcode
-                provider_directories = \(descriptors.path)
-                provider_timeout = 10
-                \(configuration)
-                """)
-            defer { daemon.kill() }
-            try await daemon.start(watcher: watcher)
-            let client = try await Client(bus)
-            try await ReferenceProvider.waitForBackend("fprintd", on: client.connection) { $0 == "available" }
-            _ = try await client.manager("SetPasscode", [.string(""), .string(passcode)])
-            return try await body(Rig(bus: bus, fprintd: fprintd, daemon: daemon, client: client))
-        }
+        let bus = try PrivateBus.system(policies: try SystemPolicy.installed())
+        defer { bus.stop() }
+        let watcher = try await bus.connect()
+        defer { watcher.close() }
+        let fprintd = try await FprintdUnderTest(bus: bus, watcher: watcher)
+        defer { fprintd.stop() }
+        let provider = try await ProviderRig.launchProvider(
+            bus: bus, watcher: watcher, fprintdTimeout: 30, log: fprintd.directory.appendingPathComponent("provider.log"))
+        defer { ChildProcess.kill(provider) }
+        let descriptors = fprintd.directory.appendingPathComponent("providers")
+        try FileManager.default.createDirectory(at: descriptors, withIntermediateDirectories: true)
+        try """
+        [Provider]
+        Id=fprintd
+        Modality=fingerprint
+        BusName=org.localauth.Provider.Fprintd
+        User=\(getpwnam(SystemPolicy.fprintdProviderStandIn)!.pointee.pw_uid)
+        ProtocolVersion=1
+        Description=Fingerprint readers through fprintd
+        """.write(to: descriptors.appendingPathComponent("fprintd.provider"), atomically: true, encoding: .utf8)
+        let daemon = try DaemonUnderTest(bus: bus, configuration: """
+            backends = fprintd, passcode
+            provider_directories = \(descriptors.path)
+            provider_timeout = 30
+            \(configuration)
+            """)
+        defer { daemon.kill() }
+        try await daemon.start(watcher: watcher)
+        let client = try await Client(bus)
+        try await ReferenceProvider.waitForBackend("fprintd", on: client.connection) { $0 == "available" }
+        _ = try await client.manager("SetPasscode", [.string(""), .string(passcode)])
+        return try await body(Rig(bus: bus, fprintd: fprintd, daemon: daemon, client: client))
     }
 
     @Test func enrollThroughTheCLIShowsEveryStage() async throws {
@@ -153,7 +157,7 @@ struct FprintdDaemonTests {
             for code in 0...3 { try rig.fprintd.send("RETRY \(code)") }
             try rig.fprintd.send("SCAN someone-else")  // a no-match after the four retries: the only failure
             var seen: [String] = []
-            while seen.last != "no-match" { seen.append(try await prompts.next(within: .seconds(30))) }
+            while seen.last != "no-match" { seen.append(try await prompts.next(within: .seconds(60))) }
             #expect(seen.filter { $0 == "retry" }.count == 4, "\(seen)")
             _ = try await rig.client.context(context, "Cancel")
             #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "UserCancel")
@@ -248,7 +252,7 @@ func runCLI(_ bus: PrivateBus, _ arguments: [String], stdin: String = "") async 
     let collected = ChildOutput(output)
     ChildProcess.send(stdin, to: input)
     try input.fileHandleForWriting.close()
-    let status = try await ChildProcess.exitStatus(of: process, from: exited, within: .seconds(30))
-    try? await collected.end(within: .seconds(10))
+    let status = try await ChildProcess.exitStatus(of: process, from: exited, within: .seconds(60))
+    try? await collected.end(within: .seconds(60))
     return (status, collected.text)
 }

@@ -162,15 +162,15 @@ struct FprintdProviderTests {
         var started = ContinuousClock.now
         let hello = try await rig.call("Hello", [.uint32(1)])
         #expect(hello.last?.vardict?["Available"]?.unwrapped.bool == false)
-        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(ContinuousClock.now - started < .seconds(30))
         started = .now
         #expect(await rig.errorName("Arm", [.uint64(1), .uint32(ProviderRig.uid), .strings([Self.right]), .vardict([:])])
             == "org.localauth.Provider1.Error.Unavailable")
-        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(ContinuousClock.now - started < .seconds(30))
         started = .now
         #expect(await rig.errorName("EnrollStart", [.uint64(2), .uint32(ProviderRig.uid), .string(Self.right)])
             == "org.localauth.Provider1.Error.Unavailable")
-        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test func anotherProgramHoldingTheReaderIsBusy() async throws {
@@ -274,13 +274,15 @@ struct FprintdProviderTests {
         #expect(try await rig.call("ListTemplates", [.uint32(ProviderRig.uid)]).first?.strings == [Self.right], "nothing deleted")
     }
 
-    /// uid 65534 (setpriv) calls every Provider1 method and forges fprintd's signals.
+    /// uid 65534 (setpriv) calls every Provider1 method and forges fprintd's signals. The installed
+    /// policy refuses it at the bus already; the provider would refuse it too
+    /// (`onlyLocalauthdMayCallAndOnlyFprintdMayReport`).
     @Test func anotherUserCanNeitherCallNorForge() async throws {
-        let rig = try await ProviderRig(allowingEveryUser: true)
+        let rig = try await ProviderRig()
         try await rig.enroll(Self.right, print: "print-a", id: 1)
         try await rig.arm(70, templates: [Self.right])
         let script = PythonDBusClient.prelude + #"""
-        P = dbus.Interface(bus.get_object('org.localauth.Provider.Fprintd', '/org/localauth/Provider1'), 'org.localauth.Provider1')
+        P = dbus.Interface(bus.get_object('org.localauth.Provider.Fprintd', '/org/localauth/Provider1', introspect=False), 'org.localauth.Provider1')
         attempt('Hello', lambda: P.Hello(dbus.UInt32(1)))
         attempt('Arm', lambda: P.Arm(dbus.UInt64(71), dbus.UInt32(65534), ['right-index-finger'], dbus.Dictionary({}, signature='sv')))
         attempt('Disarm', lambda: P.Disarm(dbus.UInt64(70)))

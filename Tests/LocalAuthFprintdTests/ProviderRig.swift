@@ -12,9 +12,10 @@ enum HostReport: Equatable, Sendable {
     case availability(Bool)
 }
 
-/// One test's world: a private bus, real fprintd with the virtual reader, the real
-/// `localauth-fprintd-provider`, and the test in localauthd's place — it owns
-/// org.localauth.LocalAuthentication1 and records every ProviderHost call.
+/// One test's world: a private system-type bus with the installed policy files (ours, fprintd's,
+/// polkit's), real fprintd with the virtual reader, the real `localauth-fprintd-provider` as the
+/// user that stands in for `localauth-fprintd`, and the test in localauthd's place — it owns
+/// org.localauth.LocalAuthentication1 (as root, like localauthd) and records every ProviderHost call.
 final class ProviderRig: Sendable {
     static let providerName = "org.localauth.Provider.Fprintd"
     static let providerPath = "/org/localauth/Provider1"
@@ -45,10 +46,9 @@ final class ProviderRig: Sendable {
     private let fprintdTimeout: Int
 
     /// - Parameter fprintdTimeout: the provider's bound on each fprintd call, in seconds.
-    init(withFprintd: Bool = true, allowed: [String] = FprintdUnderTest.actions, allowingEveryUser: Bool = false,
-         fprintdTimeout: Int = 5) async throws {
+    init(withFprintd: Bool = true, allowed: [String] = FprintdUnderTest.actions, fprintdTimeout: Int = 30) async throws {
         self.fprintdTimeout = fprintdTimeout
-        bus = try PrivateBus(allowingEveryUser: allowingEveryUser)
+        bus = try PrivateBus.system(policies: try SystemPolicy.installed())
         host = try await bus.connect()
         log = FileManager.default.temporaryDirectory.appendingPathComponent("fprintd-provider-\(UUID().uuidString).log")
         fprintd = withFprintd ? try await FprintdUnderTest(bus: bus, watcher: host, allowed: allowed) : nil
@@ -71,23 +71,43 @@ final class ProviderRig: Sendable {
         try await startProvider()
     }
 
-    /// Starts the provider and waits until it owns its name.
+    /// Starts the provider as `localauth-fprintd`'s stand-in and waits until it owns its name.
     func startProvider() async throws {
+        let process = try await Self.launchProvider(bus: bus, watcher: host, fprintdTimeout: fprintdTimeout, log: log)
+        provider.withLock { $0 = process }
+    }
+
+    /// Starts `localauth-fprintd-provider` on `bus` as the user that stands in for
+    /// `localauth-fprintd` (through setpriv when that is another user), as the bus would activate
+    /// it, and waits until it owns its name.
+    static func launchProvider(bus: PrivateBus, watcher: DBusConnection, fprintdTimeout: Int, log: URL) async throws -> Process {
         let owned = Inbox<String>()
-        let subscription = try await host.watchNameOwners(Self.providerName) { change in
+        let subscription = try await watcher.watchNameOwners(providerName) { change in
             if let owner = change.newOwner { owned.put(owner) }
         }
-        defer { host.unsubscribe(subscription) }
+        defer { watcher.unsubscribe(subscription) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--address", bus.address, "--fprintd-timeout", "\(fprintdTimeout)"]
+        let arguments = ["--address", bus.address, "--fprintd-timeout", "\(fprintdTimeout)"]
+        if let standIn = getpwnam(SystemPolicy.fprintdProviderStandIn)?.pointee, standIn.pw_uid != getuid() {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(standIn.pw_uid)", "--regid=\(standIn.pw_gid)", "--clear-groups", binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+        }
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
+        output.seekToEndOfFile()
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        provider.withLock { $0 = process }
-        _ = try await owned.next(within: .seconds(20))
+        do {
+            _ = try await owned.next(within: .seconds(60))
+        } catch {
+            ChildProcess.kill(process)
+            throw error
+        }
+        return process
     }
 
     /// Calls the provider as localauthd.
@@ -95,7 +115,7 @@ final class ProviderRig: Sendable {
     func call(_ member: String, _ arguments: [DBusValue] = [], from connection: DBusConnection? = nil) async throws -> [DBusValue] {
         try await (connection ?? host).call(
             destination: Self.providerName, path: Self.providerPath, interface: Self.providerInterface,
-            member: member, arguments: arguments, timeout: .seconds(15))
+            member: member, arguments: arguments, timeout: .seconds(60))
     }
 
     func arm(_ session: UInt64, templates: [String]) async throws {
@@ -138,7 +158,7 @@ final class ProviderRig: Sendable {
     /// Waits (bounded) until the reader is closed — the provider releases right after it reports —
     /// then checks that another program can claim it.
     func expectReleased(_ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(60)
         while fprintd!.isOpen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(try await !isClaimed, comment, sourceLocation: sourceLocation)
     }
