@@ -26,6 +26,11 @@ final class ProviderCheck {
     private var templates: [String] = []
     private static let session: UInt64 = 1
     private static let enrollment: UInt64 = 1
+    /// The enrollment that runs to the end, and the session that matches its template.
+    private static let completeEnrollment: UInt64 = 2
+    private static let matchSession: UInt64 = 2
+    /// The label the check enrolls (and, with --simulate, touches).
+    private static let label = "provider-check"
     /// The capabilities `Hello` may announce, with their types (docs/providers.md, Messages).
     static let capabilityTypes = ["ProviderVersion": "s", "Description": "s", "Available": "b", "Identify": "b",
                                   "EnrollStages": "u", "Attention": "b", "RetryReasons": "as"]
@@ -56,6 +61,10 @@ final class ProviderCheck {
             await disarm()
         }
         await enrollment()
+        if let template = await enrollCompletely() {
+            await match(template)
+            await delete(template)
+        }
         await refusals()
         return failures == 0
     }
@@ -194,7 +203,7 @@ final class ProviderCheck {
             // A label no template has: the provider reports no-match (or match, were it enrolled).
             // Touch returns once its report was answered, so the report is recorded by then.
             do {
-                _ = try await call("Touch", [.string("provider-check")], interface: Self.simulatorInterface, path: Self.simulatorPath)
+                _ = try await call("Touch", [.string(Self.label)], interface: Self.simulatorInterface, path: Self.simulatorPath)
             } catch {
                 fail(step, "--simulate needs the reference provider's simulator input (\(Self.simulatorInterface)); Touch failed: \(error)")
                 return
@@ -255,7 +264,7 @@ final class ProviderCheck {
     private func enrollment() async {
         let step = "enroll"
         do {
-            let reply = try await call("EnrollStart", [.uint64(Self.enrollment), .uint32(user), .string("provider-check")])
+            let reply = try await call("EnrollStart", [.uint64(Self.enrollment), .uint32(user), .string(Self.label)])
             guard DBusValue.signature(of: reply) == "u", let stages = reply[0].uint32, stages > 0 else {
                 fail(step, "EnrollStart answered (\(DBusValue.signature(of: reply))) \(reply.first?.uint32.map(String.init) ?? ""); it must answer (u) the number of captures, at least 1")
                 _ = try? await call("EnrollCancel", [.uint64(Self.enrollment)])
@@ -270,6 +279,146 @@ final class ProviderCheck {
             pass(step, "EnrollStart (\(stages) stage\(stages == 1 ? "" : "s")) and EnrollCancel answered; nothing was kept")
         } catch {
             fail(step, "EnrollStart/EnrollCancel: \(why(error))")
+        }
+    }
+
+    /// An enrollment to the end: a capture per stage (you, or the simulator's Touch), each reported
+    /// with ReportEnrollment, then `completed` with a template that ListTemplates then lists.
+    private func enrollCompletely() async -> String? {
+        let step = "enroll-complete"
+        host.discardPending()
+        let stages: UInt32
+        do {
+            guard let answered = try await call("EnrollStart", [.uint64(Self.completeEnrollment), .uint32(user), .string(Self.label)]).first?.uint32,
+                  answered > 0 else {
+                fail(step, "EnrollStart did not answer a stage count of at least 1")
+                _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                return nil
+            }
+            stages = answered
+        } catch {
+            fail(step, "EnrollStart: \(why(error))")
+            return nil
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + (simulate ? callTimeout : touchTimeout)
+        if simulate {
+            for _ in 0..<stages {
+                do {
+                    _ = try await call("Touch", [.string(Self.label)], interface: Self.simulatorInterface, path: Self.simulatorPath)
+                } catch {
+                    fail(step, "--simulate needs the reference provider's simulator input (\(Self.simulatorInterface)); Touch failed: \(error)")
+                    _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                    return nil
+                }
+            }
+        } else {
+            output.note("Enrolling: touch the sensor \(stages) time\(stages == 1 ? "" : "s"), lifting your finger in between; waiting \(Self.words(touchTimeout)).")
+        }
+        var completed: UInt32 = 0
+        while true {
+            let left = deadline - clock.now
+            guard left > .zero, let report = await host.next(within: left) else {
+                fail(step, "after \(completed) of \(stages) stages no ReportEnrollment came; report each capture (stage-passed), then completed with the new template")
+                _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                return nil
+            }
+            guard case .enrollment(let id, let status, let stagesDone, let detail) = report, id == Self.completeEnrollment else {
+                fail(step, "expected ReportEnrollment(\(Self.completeEnrollment), …), the provider sent \(report)")
+                _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                return nil
+            }
+            switch status {
+            case "stage-passed", "retry":
+                guard stagesDone >= completed, stagesDone <= stages else {
+                    fail(step, "completed_stages went from \(completed) to \(stagesDone) of \(stages); count the captures taken, up to EnrollStart's answer")
+                    _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                    return nil
+                }
+                completed = stagesDone
+            case "completed":
+                do {
+                    let held = try await call("ListTemplates", [.uint32(user)]).first?.strings ?? []
+                    guard !detail.isEmpty, held.contains(detail) else {
+                        fail(step, "completed named template \"\(detail)\", but ListTemplates lists \(held); store the template before reporting completed")
+                        return nil
+                    }
+                } catch {
+                    fail(step, "ListTemplates after the enrollment: \(why(error))")
+                    return nil
+                }
+                pass(step, "\(stages) capture\(stages == 1 ? "" : "s") reported, completed with template \(detail), which ListTemplates lists")
+                return detail
+            case "failed":
+                fail(step, "the provider reported the enrollment failed (\(detail))")
+                return nil
+            default:
+                fail(step, "status \"\(status)\" is not one of stage-passed, retry, completed, failed; localauthd refuses it")
+                _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                return nil
+            }
+        }
+    }
+
+    /// The enrolled template matches: Arm with it alone, a touch, `match` naming it, Disarm.
+    private func match(_ template: String) async {
+        let step = "match"
+        host.discardPending()
+        do {
+            _ = try await call("Arm", [.uint64(Self.matchSession), .uint32(user), .strings([template]), .vardict([:])])
+        } catch {
+            fail(step, "Arm with the new template: \(why(error))")
+            return
+        }
+        await matchAttempt(template)
+        _ = try? await call("Disarm", [.uint64(Self.matchSession)])
+    }
+
+    private func matchAttempt(_ template: String) async {
+        let step = "match"
+        let clock = ContinuousClock()
+        let deadline = clock.now + (simulate ? callTimeout : touchTimeout)
+        if simulate {
+            do {
+                _ = try await call("Touch", [.string(Self.label)], interface: Self.simulatorInterface, path: Self.simulatorPath)
+            } catch {
+                fail(step, "Touch failed: \(error)")
+                return
+            }
+        } else {
+            output.note("Touch the sensor with the finger you just enrolled; waiting \(Self.words(touchTimeout)).")
+        }
+        while true {
+            let left = deadline - clock.now
+            guard left > .zero, let report = await host.next(within: left) else {
+                fail(step, "no ReportAttempt for the enrolled template; report a match naming the armed template")
+                return
+            }
+            switch report {
+            case .attempt(Self.matchSession, "retry", _):
+                continue
+            case .attempt(Self.matchSession, "match", template):
+                pass(step, "the new template matched: ReportAttempt(\(Self.matchSession), match, \(template))")
+                return
+            default:
+                fail(step, "expected ReportAttempt(\(Self.matchSession), match, \(template)), the provider sent \(report)")
+                return
+            }
+        }
+    }
+
+    /// DeleteTemplate removes the check's template, and ListTemplates no longer lists it.
+    private func delete(_ template: String) async {
+        do {
+            _ = try await call("DeleteTemplate", [.uint32(user), .string(template)])
+            let held = try await call("ListTemplates", [.uint32(user)]).first?.strings ?? []
+            guard !held.contains(template) else {
+                fail("delete", "ListTemplates still lists \(template) after DeleteTemplate")
+                return
+            }
+            pass("delete", "DeleteTemplate removed \(template)")
+        } catch {
+            fail("delete", "DeleteTemplate(\(template)): \(why(error))")
         }
     }
 

@@ -21,8 +21,8 @@ struct ProviderCheckCommand: ParsableCommand {
         (without Exec=, waits for the provider's bus name), then checks in order: the Hello \
         handshake, availability, ListTemplates, Arm, Peer.Ping while armed, an attempt report (touch \
         the sensor when asked; --simulate drives the reference provider's simulator input instead), \
-        Disarm, EnrollStart and EnrollCancel, and that a stranger's call and bad arguments are \
-        refused. Prints PASS or FAIL for each step with what to fix; exit status 0 only if all pass.
+        Disarm, EnrollStart and EnrollCancel, an enrollment to the end, a match of its template, \
+        DeleteTemplate, and that a stranger's call and bad arguments are refused. Prints PASS or FAIL for each step with what to fix; exit status 0 only if all pass.
         """,
         options: [
             .value(\.bus, "--bus", "ADDRESS", "check on this bus instead of a private one (nothing else may own org.localauth.LocalAuthentication1 there)",
@@ -62,13 +62,19 @@ struct ProviderCheckCommand: ParsableCommand {
         }
         ProviderCheck.report(output, "descriptor", passed: true, "\(descriptor.id): \(descriptor.modality.rawValue) provider \(descriptor.busName), uid \(descriptor.uid)")
 
-        var children: [ProviderCheckProcess] = []
-        defer { children.reversed().forEach { $0.stop() } }
-        Interrupts.handler = {
-            children.reversed().forEach { $0.stop() }
-            exit(ExitStatus.interrupted)
+        /// What this run started, stopped last first at the end and on Ctrl-C.
+        var children: [ProviderCheckProcess] = [] {
+            didSet {
+                Interrupts.handler = { [children] in
+                    children.reversed().forEach { $0.stop() }
+                    exit(ExitStatus.interrupted)
+                }
+            }
         }
-        defer { Interrupts.handler = nil }
+        defer {
+            Interrupts.handler = nil
+            children.reversed().forEach { $0.stop() }
+        }
 
         let address: String
         if let bus {

@@ -8,7 +8,7 @@ import Testing
 /// descriptors fail with a sentence that says what to fix. Each run starts its own private bus.
 @Suite("localauth provider check")
 struct ProviderCheckTests {
-    /// A whole check runs a Python provider through eleven steps; on a loaded machine that takes
+    /// A whole check runs a Python provider through fourteen steps; on a loaded machine that takes
     /// seconds, and the hang step waits out its call timeout.
     static let generous: Duration = .seconds(120)
 
@@ -22,7 +22,8 @@ struct ProviderCheckTests {
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let steps = result.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS") || $0.hasPrefix("FAIL") }
         #expect(steps.map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] } == [
-            "descriptor:", "start:", "hello:", "availability:", "list-templates:", "arm:", "ping:", "attempt:", "disarm:", "enroll:", "refusals:",
+            "descriptor:", "start:", "hello:", "availability:", "list-templates:", "arm:", "ping:", "attempt:", "disarm:", "enroll:", "enroll-complete:", "match:", "delete:",
+            "refusals:",
         ], "\(result.stdout)")
         #expect(steps.allSatisfy { $0.hasPrefix("PASS") } && result.stdout.contains("All steps passed."), "\(result.stdout)")
     }
