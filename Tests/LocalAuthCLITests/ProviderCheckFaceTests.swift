@@ -5,7 +5,8 @@ import LocalAuthTestSupport
 import Testing
 
 /// docs/providers.md, "Testing a face provider": with face consent on, `localauth evaluate
-/// --usage-description TEXT` is what the user is asked about, and `""` sends no description.
+/// --usage-description TEXT` is what the user is asked about, `""` sends no description, and
+/// `localauth apps allow` with localauth's real path lets it use the face sensor.
 @Suite("localauth evaluate --usage-description")
 struct ProviderCheckFaceTests {
     @Test func theUsageDescriptionIsWhatTheUserIsAskedAbout() async throws {
@@ -32,6 +33,17 @@ struct ProviderCheckFaceTests {
                                                                   "--usage-description", ""], timeout: .seconds(60))
             #expect(undescribed.status != 0 && undescribed.status != 64, "\(undescribed.stdout)\n\(undescribed.stderr)")
             #expect(agent.events.received.filter { $0.kind == "begin" }.count == 1, "asked again: \(agent.events.received)")
+
+            // The docs' way to allow localauth once: `apps allow` with its executable's real path.
+            let app = try #require(request["App"]?.string)
+            #expect(app == URL(fileURLWithPath: CommandLineTool.binary).resolvingSymlinksInPath().path)
+            let allowed = try await CommandLineTool.run(bus, ["apps", "allow", app, "--stdin"], stdin: "4711-secret\n", timeout: .seconds(60))
+            #expect(allowed.status == 0, "\(allowed.stdout)\n\(allowed.stderr)")
+            // Queued until the face sensor listens (simulator_event_ttl is long in CLI tests).
+            try await client.simulator("PresentFace", [.string("primary"), .bool(true)])
+            let matched = try await CommandLineTool.run(bus, ["evaluate", "--policy", "biometrics", "--fallback-title", "", "--reason", "check the camera",
+                                                              "--usage-description", "Check the ACME camera."], timeout: .seconds(60))
+            #expect(matched.status == 0 && matched.stdout.contains("Authenticated."), "\(matched.stdout)\n\(matched.stderr)")
         }
     }
 }
