@@ -40,7 +40,7 @@ struct ProviderCheckCommand: ParsableCommand {
     var touchSeconds = 60
     var callSeconds = 10
     /// How long the provider may take to own its bus name after it was started.
-    static let startTimeout: Duration = .seconds(30)
+    static let startTimeout: Duration = .seconds(60)
 
     static func seconds(_ option: String) -> ValueParser<Int> {
         ValueParser { text, _ throws(CommandLineError) in

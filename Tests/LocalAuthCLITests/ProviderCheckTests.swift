@@ -10,9 +10,10 @@ import Testing
 struct ProviderCheckTests {
     /// A whole check runs a Python provider through fourteen steps; on a loaded machine that takes
     /// seconds, and the hang step waits out its call timeout.
-    static let generous: Duration = .seconds(120)
+    static let generous: Duration = .seconds(180)
 
-    static func check(_ descriptor: String, _ options: [String] = ["--simulate"]) async throws -> CommandLineTool.Result {
+    /// `--simulate` with a call timeout a loaded machine's Python provider meets easily.
+    static func check(_ descriptor: String, _ options: [String] = ["--simulate", "--call-timeout", "30"]) async throws -> CommandLineTool.Result {
         try await CommandLineTool.run(nil, ["provider", "check", descriptor] + options, timeout: generous)
     }
 
