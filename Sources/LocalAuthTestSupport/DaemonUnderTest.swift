@@ -45,16 +45,19 @@ public final class DaemonUnderTest: Sendable {
     }
 
     /// Starts the daemon and waits until it owns its name.
-    /// - Parameters: `environment` is added to the test's own; `arguments` follow the standard ones.
-    public func start(watcher: DBusConnection, environment: [String: String] = [:], arguments: [String] = []) async throws {
+    /// - Parameters: `environment` is added to the test's own; `arguments` follow the standard ones;
+    ///   `launcher` runs the daemon (`setpriv` with its options, say), given its path and arguments.
+    public func start(watcher: DBusConnection, environment: [String: String] = [:], arguments: [String] = [],
+                      launcher: [String] = []) async throws {
         let owned = Inbox<String>()
         let subscription = try await watcher.watchNameOwners(LocalAuthBusNames.busName) { change in
             if let owner = change.newOwner { owned.put(owner) }
         }
         defer { watcher.unsubscribe(subscription) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--address", bus.address, "--state-dir", stateDirectory, "--config", configPath] + arguments
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? Self.binary)
+        process.arguments = (launcher.isEmpty ? [] : launcher.dropFirst() + [Self.binary])
+            + ["--address", bus.address, "--state-dir", stateDirectory, "--config", configPath] + arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
@@ -65,7 +68,7 @@ public final class DaemonUnderTest: Sendable {
         process.standardError = output
         try process.run()
         self.process.withLock { $0 = process }
-        _ = try await owned.next(within: .seconds(20))
+        _ = try await owned.next(within: .seconds(60))
     }
 
     /// SIGKILL: a crash, as far as the daemon can tell.
@@ -87,7 +90,7 @@ public final class DaemonUnderTest: Sendable {
         if !process.isRunning { return process.terminationStatus }
         ChildProcess.reportExit(of: process, into: exited)
         Foundation.kill(process.processIdentifier, SIGTERM)
-        let status = try await exited.next(within: .seconds(20))
+        let status = try await exited.next(within: .seconds(60))
         self.process.withLock { $0 = nil }
         return status
     }
@@ -149,7 +152,7 @@ public struct Client: Sendable {
         }
         defer { connection.unsubscribe(subscription) }
         let task = Task { await errorName { _ = try await self.context(context, "EvaluatePolicy", [.uint32(policy), .string(reason)]) } }
-        _ = try await prompted.next(within: .seconds(20))
+        _ = try await prompted.next(within: .seconds(60))
         return task
     }
 
@@ -179,13 +182,15 @@ public func errorName(_ body: () async throws -> Void) async -> String? {
 }
 
 /// Starts a private bus and a daemon, runs `body`, and stops both.
-public func withDaemon<T: Sendable>(configuration: String = "", allowingEveryUser: Bool = false,
+/// - Parameter installedPolicy: a system-type bus with the installed policy files
+///   (``PrivateBus/system(policies:socketDirectory:)``), which lets every user connect too.
+public func withDaemon<T: Sendable>(configuration: String = "", allowingEveryUser: Bool = false, installedPolicy: Bool = false,
                               _ body: (DaemonUnderTest, PrivateBus) async throws -> T) async throws -> T {
-    try await withPrivateBus(allowingEveryUser: allowingEveryUser) { bus in
-        let daemon = try DaemonUnderTest(bus: bus, configuration: configuration)
-        let watcher = try await bus.connect()
-        defer { watcher.close(); daemon.kill() }
-        try await daemon.start(watcher: watcher)
-        return try await body(daemon, bus)
-    }
+    let bus = installedPolicy ? try PrivateBus.system(policies: try SystemPolicy.installed()) : try PrivateBus(allowingEveryUser: allowingEveryUser)
+    defer { bus.stop() }
+    let daemon = try DaemonUnderTest(bus: bus, configuration: configuration)
+    let watcher = try await bus.connect()
+    defer { watcher.close(); daemon.kill() }
+    try await daemon.start(watcher: watcher)
+    return try await body(daemon, bus)
 }
