@@ -46,4 +46,30 @@ struct LocalAuthInstalledPolicyTests {
             #expect(agent.events.received.isEmpty, "the agent was not called")
         }
     }
+
+    /// The reference provider (Examples/providers, policy included) started by the daemon, on the
+    /// installed-policy bus: the handshake, an enrollment and a match go through both policies.
+    @Test func theReferenceProviderEnrollsAndMatchesThroughTheInstalledPolicies() async throws {
+        let provider = try ReferenceProvider()
+        try await withDaemon(configuration: provider.configuration(timeout: 30), installedPolicy: true) { daemon, bus in
+            let client = try await Client(bus)
+            let listening = Inbox<String>()
+            let subscription = try await client.connection.subscribe(
+                DBusMatchRule(path: ReferenceProvider.simulatorPath, interface: ReferenceProvider.simulatorInterface, member: "Listening")) { signal in
+                listening.put(signal.arguments.first?.string ?? "")
+            }
+            defer { client.connection.unsubscribe(subscription) }
+            try await ReferenceProvider.waitForBackend(provider.id, on: client.connection, within: .seconds(60)) { $0 == "available" }
+            try await client.setUp(passcode: "4711-secret")
+            let enrollment = Task { await errorName { _ = try await client.manager("Enroll", [.string("fingerprint"), .string("left-thumb"), .string("4711-secret")]) } }
+            #expect(try await listening.next() == "enrolling")
+            for _ in 0..<3 { try await ReferenceProvider.simulator(client.connection, "Touch", [.string("left-thumb")]) }
+            #expect(await enrollment.value == nil, "\(daemon.logText)")
+            let context = try await client.createContext()
+            let evaluation = try await client.begin(context, policy: 1)
+            #expect(try await listening.next() == "armed")
+            try await ReferenceProvider.simulator(client.connection, "Touch", [.string("left-thumb")])
+            #expect(await evaluation.value == nil, "the enrolled finger matched through the provider")
+        }
+    }
 }
