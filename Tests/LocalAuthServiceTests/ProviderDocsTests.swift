@@ -80,6 +80,23 @@ struct ProviderDocsTests {
         }
     }
 
+    /// A second provider of a modality already taken is refused the same way: the first stays,
+    /// the second is left out of `backends` with why.
+    @Test func aSecondProviderOfATakenModalityIsLeftOut() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("provider-docs-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        for (id, bus) in [("acme", "com.acme.Face"), ("other", "com.other.Face")] {
+            try "[Provider]\nId=\(id)\nModality=face\nBusName=\(bus)\nUser=0\nProtocolVersion=1\n"
+                .write(toFile: "\(root)/\(id).provider", atomically: true, encoding: .utf8)
+        }
+        try "backends = acme, other, passcode\nprovider_directories = \(root)\n".write(toFile: "\(root)/localauthd.conf", atomically: true, encoding: .utf8)
+        let loaded = try ConfigurationLoader.loadResolvingNames(path: "\(root)/localauthd.conf", builtIn: BackendRegistry.builtIn.ids)
+        #expect(loaded.providers.map(\.id) == ["acme"] && loaded.configuration.backends == ["acme", "passcode"])
+        #expect(loaded.skippedProviders.map(\.id) == ["other"])
+        #expect(loaded.skippedProviders.first?.error.description == "\(root)/other.provider: providers acme and other are both face sensors; enable only one")
+    }
+
     /// The quickstart's shell block, run as written from the checkout's root: a private bus,
     /// `provider check`, localauthd with the reference provider, an enrollment and an evaluation
     /// by simulated touches.
