@@ -11,7 +11,7 @@ import Foundation
 /// know is an error (``UnknownDirectives``), so a unit that gains one fails the tests until the
 /// emulation learns it.
 ///
-/// What systemd does, and what the launcher (``launcher(daemon:arguments:environment:)``) does for it:
+/// What systemd does, and what the launcher (``launcher(daemon:arguments:stateDirectory:scratch:environment:bootID:unitName:)``) does for it:
 /// - `ProtectProc=invisible`, `ProcSubset=pid`: a new `proc` instance with
 ///   `hidepid=invisible,subset=pid` in the service's own mount namespace. Not a new pid namespace:
 ///   the daemon must see its clients' pids, which the bus reports in the host's.
@@ -27,7 +27,7 @@ import Foundation
 ///   directories, named by `STATE_DIRECTORY` and `CONFIGURATION_DIRECTORY` as systemd names them.
 /// - `Environment=` (with `%b`, `%%`, `%n`, `%N`, `%p` expanded), `UMask=`, `User=`, `Group=`.
 /// - A clean environment (systemd passes none of the caller's).
-public struct SandboxEmulation: Sendable, Equatable {
+public struct SandboxEmulation: Sendable {
     /// How the emulation treats a directive.
     public enum Treatment: Sendable, Equatable {
         case emulated
@@ -97,10 +97,6 @@ public struct SandboxEmulation: Sendable, Equatable {
 
     /// The `[Service]` directives in order, a key once per line it is set on.
     public let directives: [(key: String, value: String)]
-
-    public static func == (lhs: SandboxEmulation, rhs: SandboxEmulation) -> Bool {
-        lhs.directives.elementsEqual(rhs.directives) { $0.key == $1.key && $0.value == $1.value }
-    }
 
     /// Reads `[Service]` of `unit` (continuation lines joined, comments skipped) and checks that
     /// every directive is known and every emulated one has a value the emulation reproduces.
@@ -306,8 +302,13 @@ public struct SandboxEmulation: Sendable, Equatable {
         let bounding = capabilities("CapabilityBoundingSet")
         let ambient = capabilities("AmbientCapabilities")
         var setpriv = ["/usr/bin/setpriv"]
-        if let user = value("User") { setpriv += ["--reuid=\(user)", "--init-groups"] }
-        if let group = value("Group") { setpriv.append("--regid=\(group)") }
+        if let user = value("User") {
+            // Without Group=, systemd uses the user's primary group.
+            let group = value("Group") ?? getpwnam(user).map { String($0.pointee.pw_gid) } ?? user
+            setpriv += ["--reuid=\(user)", "--regid=\(group)", "--init-groups"]
+        } else if let group = value("Group") {
+            setpriv.append("--regid=\(group)")
+        }
         if directives.contains(where: { $0.key == "CapabilityBoundingSet" }) {
             setpriv.append("--bounding-set=" + (["-all"] + bounding.map { "+\($0)" }).joined(separator: ","))
         }

@@ -86,7 +86,7 @@ struct FprintdDaemonTests {
         defer { daemon.kill() }
         try await daemon.start(watcher: watcher)
         let client = try await Client(bus)
-        try await ReferenceProvider.waitForBackend("fprintd", on: client.connection) { $0 == "available" }
+        try await ReferenceProvider.waitForBackend("fprintd", on: client.connection, within: .seconds(60)) { $0 == "available" }
         _ = try await client.manager("SetPasscode", [.string(""), .string(passcode)])
         return try await body(Rig(bus: bus, fprintd: fprintd, daemon: daemon, client: client))
     }
@@ -173,7 +173,7 @@ struct FprintdDaemonTests {
             try rig.fprintd.send("UNPLUG")
             #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
             #expect(try await rig.failures() == 0, "nothing counted")
-            try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection) { $0 != "available" }
+            try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection, within: .seconds(60)) { $0 != "available" }
             #expect(await errorName { _ = try await rig.client.context(context, "CanEvaluatePolicy", [.uint32(1)]) } == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
         }
     }
@@ -185,11 +185,11 @@ struct FprintdDaemonTests {
             rig.fprintd.killFprintd()
             #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
             #expect(try await rig.failures() == 0, "nothing counted")
-            try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection) { $0 != "available" }
+            try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection, within: .seconds(60)) { $0 != "available" }
             let watcher = try await rig.bus.connect()
             defer { watcher.close() }
             try await rig.fprintd.startFprintd(watcher: watcher)
-            try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection) { $0 == "available" }
+            try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection, within: .seconds(60)) { $0 == "available" }
             let (_, again) = try await rig.begin()
             try rig.fprintd.send("SCAN print-a")
             #expect(await again.value == nil, "fprintd is back and the finger matches")
