@@ -2,7 +2,7 @@
 import CSodium
 import LocalAuthCore
 
-/// Cookies from libsodium's `randombytes_buf` (the kernel's generator).
+/// Cookies and random numbers from libsodium's `randombytes_buf` (the kernel's generator).
 public struct SodiumCookieSource: CookieSource {
     public init() {}
 
@@ -10,5 +10,11 @@ public struct SodiumCookieSource: CookieSource {
         var bytes = [UInt8](repeating: 0, count: 32)
         randombytes_buf(&bytes, bytes.count)
         return Self.hex(bytes)
+    }
+
+    public func randomNumbers(_ count: Int) -> [UInt64] {
+        var numbers = [UInt64](repeating: 0, count: count)
+        numbers.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
+        return numbers
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import LocalAuthCore
+import LocalAuthSystem
 
 /// What a row of a bus object's table needs from its caller. ``AccessStage`` checks it before the
 /// row's handler runs, as fprintd's `g-authorize-method` does; rules that depend on the engine's
@@ -7,6 +8,10 @@ import LocalAuthCore
 enum BusAccess: Sendable, Hashable {
     /// Any caller; what it may do with its own user's data is the engine's rule.
     case anyone
+    /// A caller whose app identity the daemon could read and that runs in no sandbox (Flatpak,
+    /// Snap): the rows that take the user's passcode, and registering an agent. Refused before the
+    /// handler runs, so a sandboxed app cannot burn the user's passcode tries.
+    case unconfinedApp
     /// The connection that created the context. Checked by the engine, which knows the owners.
     case contextOwner
     /// Root, the daemon's own uid, members of `simulator_group`, or whoever polkit grants
@@ -33,6 +38,8 @@ struct AccessStage: Sendable {
         switch access {
         case .anyone, .contextOwner, .privilegedByEngine:
             return
+        case .unconfinedApp:
+            throw Self.appRefusal(bus.app)
         case .simulator:
             try await engine.authorize(.useSimulator, caller: bus.caller)
         case .privileged(let action):
@@ -45,10 +52,24 @@ struct AccessStage: Sendable {
         switch access {
         case .anyone, .contextOwner, .privilegedByEngine:
             return true
+        case .unconfinedApp:
+            return (try? bus.app.get())?.isSandboxed == false
         case .simulator:
             return bus.credentials.uid == daemonUser || simulatorGroup.map(bus.credentials.groups.contains) == true
         case .privileged:
             return false
+        }
+    }
+
+    /// Why an app is refused ``BusAccess/unconfinedApp``.
+    static func appRefusal(_ app: Result<AppIdentity, ProcessIdentity.Unknown>) -> LocalAuthError {
+        switch app {
+        case .success(let identity):
+            LocalAuthError(.accessDenied, "A sandboxed app (\(DisplayText.escaped(identity.id, limit: 64))) may not do this: it takes your "
+                           + "passcode or shows other apps' prompts. Use localauth outside the sandbox.")
+        case .failure(let unknown):
+            LocalAuthError(.accessDenied, "The service could not tell which app is calling (\(unknown)), so it may not do this: "
+                           + "it takes your passcode or shows other apps' prompts.")
         }
     }
 }

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 import LocalAuthCore
 import LocalAuthDBus
+import LocalAuthSystem
 import Synchronization
 
 /// Who a caller is, as the bus reports it.
 struct BusCaller: Sendable {
     let caller: Caller
     let credentials: DBusCredentials
-    /// The app identity of the calling process (``ProcessIdentity``), looked up once per
-    /// connection when it is identified: a connection's process keeps its executable and
-    /// sandbox (libdbus closes the socket on exec).
-    let app: String?
+    /// The app identity of the calling process (``ProcessIdentity``), or why it could not be read;
+    /// looked up once per connection when it is identified: a connection's process keeps its
+    /// executable and sandbox (libdbus closes the socket on exec).
+    let app: Result<AppIdentity, ProcessIdentity.Unknown>
 }
 
 /// Establishes each sender's identity from the bus (`GetConnectionCredentials`, cached per
@@ -31,7 +32,9 @@ final class CallerDirectory: Sendable {
     typealias Usage = RequestQueueLimits.Usage
 
     private let connection: DBusConnection
-    private let identify: @Sendable (UInt32?) -> String?
+    typealias Identify = @Sendable (UInt32?) -> Result<AppIdentity, ProcessIdentity.Unknown>
+
+    private let identify: Identify
     private let limits: RequestQueueLimits
     private let log: Log
     private let state = Mutex(State())
@@ -139,8 +142,9 @@ final class CallerDirectory: Sendable {
         var announced = false
     }
 
-    /// `identify` gives the app identity of a process id (``BusCaller/app``).
-    init(connection: DBusConnection, identify: @escaping @Sendable (UInt32?) -> String?, limits: RequestQueueLimits, log: @escaping Log) {
+    /// `identify` gives the app identity of a process id (``BusCaller/app``); a sender whose
+    /// identity it cannot give is logged once, with the reason.
+    init(connection: DBusConnection, identify: @escaping Identify, limits: RequestQueueLimits, log: @escaping Log) {
         self.connection = connection
         self.identify = identify
         self.limits = limits
@@ -222,8 +226,13 @@ final class CallerDirectory: Sendable {
         }
         do {
             let credentials = try await connection.credentials(of: sender)
+            let app = identify(credentials.pid)
+            if case .failure(let unknown) = app {
+                log(.warning, "Client \(sender) (uid \(credentials.uid)) could not be identified as an app: \(unknown). "
+                    + "Face ID is not offered to it, and it may not register as an agent nor call methods that take the passcode.")
+            }
             let caller = BusCaller(caller: Caller(client: ClientID(sender), uid: credentials.uid, pid: credentials.pid),
-                                   credentials: credentials, app: identify(credentials.pid))
+                                   credentials: credentials, app: app)
             let countedFor = identified(sender, as: credentials.uid) ? credentials.uid : nil
             queue.identified(caller, countedFor: countedFor)
             await entry.job(.success(caller))

@@ -99,7 +99,12 @@ public final class Daemon: Sendable {
                                 log: @escaping @Sendable (AuditEntry.Severity, String) -> Void,
                                 emit: @escaping @Sendable (DaemonEvent) -> Void) async throws(StartError) -> (PolicyEngine, [any DaemonUnit], ReloadUnit) {
         let configuration = settings.configuration
-        let clock = SystemWallClock()
+        let clock: SystemWallClock
+        do {
+            clock = try SystemWallClock()
+        } catch {
+            throw StartError(exitStatus: 78, description: "no boot id: \(error)")
+        }
         let store: FileStateStore
         let secret: [UInt8]
         do {

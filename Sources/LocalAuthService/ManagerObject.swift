@@ -21,7 +21,7 @@ struct ManagerObject: Sendable {
                 let request = try ContextOptionsDecoder.decode(try arguments.vardict())
                 @Sendable func options(_ bus: BusCaller) -> ContextOptions {
                     var options = request.options
-                    options.appIdentity = bus.app ?? "unidentified"
+                    options.appIdentity = try? bus.app.get().id
                     return options
                 }
                 @Sendable func reply(_ id: ContextID) -> [DBusValue] { [.objectPath(LocalAuthBusNames.contextPath(id.rawValue))] }
@@ -43,14 +43,14 @@ struct ManagerObject: Sendable {
                     return [Self.encode(await engine.userState(of: bus.caller.uid))]
                 }
             },
-            rows.method("SetPasscode", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("SetPasscode", needs: .unconfinedApp) { _, arguments throws(DBusError) in
                 let current = Passcode(try arguments.secret()), new = Passcode(try arguments.secret())
                 return { bus in
                     try await engine.setPasscode(current: current, new: new, caller: bus.caller)
                     return []
                 }
             },
-            rows.method("RemovePasscode", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("RemovePasscode", needs: .unconfinedApp) { _, arguments throws(DBusError) in
                 let current = Passcode(try arguments.secret())
                 return { bus in
                     try await engine.removePasscode(current: current, caller: bus.caller)
@@ -65,12 +65,12 @@ struct ManagerObject: Sendable {
                 if enrollments.capturing.contains(modality) {
                     return enrollWithCaptures(call, rows, modality: modality, label: label, passcode: passcode)
                 }
-                return rows.respond(call, needs: .anyone) { bus in
+                return rows.respond(call, needs: .unconfinedApp) { bus in
                     try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller)
                     return []
                 }
             },
-            rows.method("Unenroll", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("Unenroll", needs: .unconfinedApp) { _, arguments throws(DBusError) in
                 let modality = try Self.modality(try arguments.string())
                 let label = try arguments.string()
                 let passcode = Passcode(try arguments.secret())
@@ -79,7 +79,7 @@ struct ManagerObject: Sendable {
                     return []
                 }
             },
-            rows.method("SetRequireAttention", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("SetRequireAttention", needs: .unconfinedApp) { _, arguments throws(DBusError) in
                 let enabled = try arguments.bool()
                 let passcode = Passcode(try arguments.secret())
                 return { bus in
@@ -99,11 +99,11 @@ struct ManagerObject: Sendable {
                 if let sender = call.sender { enrollments.cancel(ClientID(sender)) }
                 return .empty
             },
-            rows.method("RegisterAgent", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("RegisterAgent", needs: .unconfinedApp) { _, arguments throws(DBusError) in
                 let locale = try arguments.string()
                 let scope = try Self.agentScope(try arguments.vardict())
                 return { bus in
-                    try await engine.registerAgent(bus.caller, locale: locale, scope: scope, app: bus.app)
+                    try await engine.registerAgent(bus.caller, locale: locale, scope: scope, app: try? bus.app.get())
                     return []
                 }
             },
@@ -113,7 +113,7 @@ struct ManagerObject: Sendable {
                     return []
                 }
             },
-            rows.method("AgentResponse", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("AgentResponse", needs: .unconfinedApp) { _, arguments throws(DBusError) in
                 let cookie = try arguments.string()
                 let response = try arguments.string()
                 let answer = try Self.agentAnswer(response, Passcode(try arguments.secret()))
@@ -128,7 +128,7 @@ struct ManagerObject: Sendable {
                     return [.array(elementSignature: "(sb)", decisions.sorted { $0.key < $1.key }.map { .structure([.string($0.key), .bool($0.value)]) })]
                 }
             },
-            rows.method("SetFaceConsent", needs: .anyone) { _, arguments throws(DBusError) in
+            rows.method("SetFaceConsent", needs: .unconfinedApp) { _, arguments throws(DBusError) in
                 let app = try arguments.string()
                 let allowed = try arguments.bool()
                 let passcode = Passcode(try arguments.secret())
@@ -149,7 +149,7 @@ struct ManagerObject: Sendable {
     private func enrollWithCaptures(_ call: DBusMethodCall, _ rows: BusTable, modality: BiometricModality, label: String, passcode: Passcode) -> DBusMethodReply {
         let (engine, enrollments, connection) = (self.engine, self.enrollments, observer.connection)
         let reply = call.reply
-        return rows.respond(call, needs: .anyone) { bus in
+        return rows.respond(call, needs: .unconfinedApp) { bus in
             let client = bus.caller.client
             let started = enrollments.start(client, { () -> Result<Void, LocalAuthError> in
                 do throws(LocalAuthError) {

@@ -87,34 +87,16 @@ extension AgentRoutingTests {
 }
 
 extension AgentRoutingTests {
-    /// A sandboxed app is no agent; a session agent that is the app itself (its identity) cannot
-    /// allow it face without the passcode, while the session's real agent can.
-    @Test func sandboxedAppsAreNoAgentsAndAnAgentThatIsTheAppNeedsThePasscode() async throws {
-        for (agentApp, needsPasscode) in [("/usr/bin/notes", true), ("/usr/libexec/desktop-agent", false)] {
-            let h = try EngineHarness(appPasscodeEntry: false, faceConsent: true)
-            try await h.setUp(Self.app, faces: ["primary"])
-            for pid: UInt32 in [100, 302] { h.sessions.set(LoginSession(id: "1", owner: 1000), process: pid) }
-            for sandboxed in ["flatpak:org.example.Notes", "snap:notes"] {
-                await #expect(throws: LocalAuthError.self) {
-                    try await h.engine.registerAgent(Self.myAgent, locale: "C", scope: .session, app: sandboxed)
-                }
-            }
-            try await h.engine.registerAgent(Self.myAgent, locale: "C", scope: .session, app: agentApp)
-            let context = try await h.context(Self.app) {
-                $0.faceUsageDescription = "to unlock"
-                $0.appIdentity = "/usr/bin/notes"
-            }
-            _ = await h.begin(.deviceOwnerAuthenticationWithBiometrics, on: context, by: Self.app)
-            let cookie = try #require(h.agents.calls.compactMap { if case .begin(let request, _) = $0 { request.cookie } else { nil } }.first)
-            if needsPasscode {
-                await #expect(throws: LocalAuthError.self) {
-                    try await h.engine.agentResponse(cookie: cookie, .faceConsent(true, Passcode("")), caller: Self.myAgent)
-                }
-                #expect(await h.engine.faceConsentDecisions(of: 1000).isEmpty)
-            } else {
-                try await h.engine.agentResponse(cookie: cookie, .faceConsent(true, Passcode("")), caller: Self.myAgent)
-                #expect(await h.engine.faceConsentDecisions(of: 1000) == ["/usr/bin/notes": true])
+    /// A sandboxed app is no agent (allowing face needs the passcode from every agent:
+    /// FaceConsentNeedsThePasscodeTests).
+    @Test func sandboxedAppsAreNoAgents() async throws {
+        let h = try EngineHarness(appPasscodeEntry: false, faceConsent: true)
+        for pid: UInt32 in [100, 302] { h.sessions.set(LoginSession(id: "1", owner: 1000), process: pid) }
+        for sandboxed in ["flatpak:org.example.Notes", "snap:notes"] {
+            await #expect(throws: LocalAuthError.self) {
+                try await h.engine.registerAgent(Self.myAgent, locale: "C", scope: .session, app: AppIdentity(id: sandboxed))
             }
         }
+        try await h.engine.registerAgent(Self.myAgent, locale: "C", scope: .session, app: AppIdentity(executable: "/usr/libexec/desktop-agent"))
     }
 }

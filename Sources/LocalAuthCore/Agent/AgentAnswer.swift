@@ -7,8 +7,9 @@ public enum AgentAnswer: Sendable {
     case fallback
     /// The user chose the cancel button.
     case cancel
-    /// The user allowed (true) or refused (false) the app the face sensor; allowing through a
-    /// fallback agent, or an agent that is the app itself, also needs the user's passcode.
+    /// The user allowed (true) or refused (false) the app the face sensor. Allowing always carries
+    /// the user's passcode, which the engine checks and counts: any process of the user can run an
+    /// agent, the app itself included, so an agent's word alone is not the user's. Refusing needs none.
     case faceConsent(Bool, Passcode)
 
     /// Reads the wire form (`passcode`, `fallback`, `cancel`, `allow-face`, `deny-face`).

@@ -21,7 +21,7 @@ struct AgentDesk: Sendable {
     private(set) var agents: [ClientID: AgentRegistration] = [:]
     var sheets: [ContextID: Sheet] = [:]
 
-    mutating func add(client: ClientID, uid: UInt32, pid: UInt32?, app: String?, scope: AgentScope,
+    mutating func add(client: ClientID, uid: UInt32, scope: AgentScope,
                       language: MessageCatalog.Language) throws(LocalAuthError) {
         guard agents[client] == nil else {
             throw LocalAuthError(.busy, "This connection is already registered as an agent; unregister first.")
@@ -37,8 +37,7 @@ struct AgentDesk: Sendable {
         guard agents.values.filter({ $0.uid == uid }).count < Self.maximumAgentsPerUser, agents.count < Self.maximumAgents else {
             throw LocalAuthError(.limitsExceeded, "Too many agents are registered for this user; stop some before registering more.")
         }
-        agents[client] = AgentRegistration(client: client, uid: uid, scope: scope, language: language,
-                                            pid: pid, app: app)
+        agents[client] = AgentRegistration(client: client, uid: uid, scope: scope, language: language)
     }
 
     /// Removes the agent's registration; returns the sheets it showed.

@@ -25,8 +25,4 @@ public struct AgentRegistration: Sendable, Hashable {
     public let scope: AgentScope
     /// The language its sentences are rendered in.
     public let language: MessageCatalog.Language
-    /// The agent's process and app identity (``ContextOptions/appIdentity``'s form), when known:
-    /// an agent that is the app it would answer for cannot allow it Face ID without the passcode.
-    let pid: UInt32?
-    let app: String?
 }

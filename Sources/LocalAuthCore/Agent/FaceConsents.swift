@@ -17,9 +17,13 @@ public struct FaceConsents: Codable, Sendable, Hashable {
 
 /// Whether an app may use the face sensor for a context.
 enum FaceAllowance: Sendable, Hashable {
-    /// The context gave no usage description, or the app could not be identified: face is not
-    /// offered (Apple refuses face to an app without `NSFaceIDUsageDescription`).
-    case notOffered
+    /// The context gave no usage description: face is not offered (Apple refuses face to an app
+    /// without `NSFaceIDUsageDescription`).
+    case noUsageDescription
+    /// The daemon could not tell which app the caller is (the log says why): its decision would
+    /// be every unidentified app's, so face is not offered.
+    case appUnidentified
+    /// The user has not decided; face is offered only while an agent can ask.
     case undecided
     case allowed
     case denied

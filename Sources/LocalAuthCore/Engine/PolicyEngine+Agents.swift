@@ -10,11 +10,12 @@ extension PolicyEngine {
     /// Registers the caller as an agent. A session agent must be the owner of the session its
     /// process is in; an ``AgentScope/ownContexts`` agent is refused while another agent would
     /// show its evaluations (it could otherwise take the passcode away from the session's agent).
-    /// A sandboxed app (`app` is `flatpak:…` or `snap:…`) may not be an agent: an agent sees other
-    /// apps' reasons and takes the passcode.
-    public func registerAgent(_ caller: Caller, locale: String, scope requested: AgentScope.Requested, app: String? = nil) throws(LocalAuthError) {
-        if let app, app.hasPrefix("flatpak:") || app.hasPrefix("snap:") {
-            throw LocalAuthError(.accessDenied, "A sandboxed app (\(DisplayText.escaped(app, limit: 64))) may not register as an agent; run the agent outside the sandbox.")
+    /// A sandboxed app (``AppIdentity/isSandboxed``) may not be an agent: an agent sees other
+    /// apps' reasons and takes the passcode. (The daemon refuses a caller it cannot identify before
+    /// it gets here; an embedder without app identities passes none.)
+    public func registerAgent(_ caller: Caller, locale: String, scope requested: AgentScope.Requested, app: AppIdentity? = nil) throws(LocalAuthError) {
+        if let app, app.isSandboxed {
+            throw LocalAuthError(.accessDenied, "A sandboxed app (\(DisplayText.escaped(app.id, limit: 64))) may not register as an agent; run the agent outside the sandbox.")
         }
         guard !locale.isEmpty, locale.utf8.count <= 64,
               locale.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || "0123456789_.-@".unicodeScalars.contains($0)) })
@@ -46,7 +47,7 @@ extension PolicyEngine {
             }
             scope = .ownContexts
         }
-        try agentDesk.add(client: caller.client, uid: caller.uid, pid: caller.pid, app: app, scope: scope,
+        try agentDesk.add(client: caller.client, uid: caller.uid, scope: scope,
                           language: MessageCatalog.Language(locale: locale))
     }
 
@@ -81,13 +82,12 @@ extension PolicyEngine {
             handle(.fallback, on: id)
             settle()
         case .faceConsent(let allowed, let passcode):
-            guard sheet.faceConsentPending, let app = record.options.appIdentity,
-                  let agent = agentDesk.agents[caller.client] else {
+            guard sheet.faceConsentPending, let app = record.options.appIdentity else {
                 throw LocalAuthError(.notSupported, "No face consent question is open on this sheet.")
             }
-            if allowed && faceConsentNeedsPasscode(agent, record) {
+            if allowed {
                 guard !passcode.isEmpty else {
-                    throw LocalAuthError(.authenticationFailed, "Allowing Face ID through a fallback agent (or an agent that is the app itself) needs the user's passcode with allow-face.")
+                    throw LocalAuthError(.authenticationFailed, "Allowing Face ID needs the user's passcode with allow-face; deny-face needs none.")
                 }
                 try await requirePasscode(passcode, user: record.user, client: record.owner)
                 guard contexts[id]?.evaluation?.serial == evaluation.serial, agentDesk.sheets[id]?.faceConsentPending == true else {
@@ -109,17 +109,6 @@ extension PolicyEngine {
                 issueCookie(id)
             }
         }
-    }
-
-    /// Whether allow-face from `agent` needs the passcode: always unless it is a session agent that
-    /// is not the app itself (same connection, process or app identity). Anyone can register a
-    /// fallback agent, the app included, so its word alone is not the user's.
-    func faceConsentNeedsPasscode(_ agent: AgentRegistration, _ record: ContextRecord) -> Bool {
-        guard case .session = agent.scope else { return true }
-        if agent.client == record.owner { return true }
-        if let pid = agent.pid, pid == clientPIDs[record.owner] { return true }
-        if let app = agent.app, app == record.options.appIdentity { return true }
-        return false
     }
 
     /// The same for every cookie that does not authorize the caller.
@@ -184,7 +173,8 @@ extension PolicyEngine {
 
     func faceAllowance(_ record: ContextRecord) -> FaceAllowance {
         if !configuration.faceConsent || record.options.isPrivilegedConversation { return .allowed }
-        guard !record.options.faceUsageDescription.isEmpty, let app = record.options.appIdentity else { return .notOffered }
+        guard !record.options.faceUsageDescription.isEmpty else { return .noUsageDescription }
+        guard let app = record.options.appIdentity else { return .appUnidentified }
         switch consents(of: record.user).apps[app] {
         case true?: return .allowed
         case false?: return .denied
@@ -193,34 +183,58 @@ extension PolicyEngine {
     }
 
     /// biometryNotAvailable when face is the only usable sensor for policy 1 or 4 and this app
-    /// may not use it (no usage description, or the user said no).
+    /// may not use it (no usage description, unidentified, refused, or undecided with no agent to ask).
     func faceRefusal(of policy: LAPolicy, _ record: ContextRecord) -> LocalAuthError? {
         guard policy.kind == .biometricsOnly else { return nil }
         let usable = usableSensors(for: userRecord(record.user).profile)
         guard usable == [.face] else { return nil }
+        return faceWithheld(record, asker: faceConsentAsker(record)).map { LocalAuthError(.biometryNotAvailable, $0) }
+    }
+
+    /// Why face is not offered to this context's app, or nil when it is (allowed, or undecided
+    /// and `asker` can ask the user).
+    func faceWithheld(_ record: ContextRecord, asker: AgentRegistration?) -> String? {
         switch faceAllowance(record) {
-        case .allowed, .undecided: return nil
-        case .denied: return LocalAuthError(.biometryNotAvailable, "The user has not allowed this app to use Face ID (localauth apps allow).")
-        case .notOffered: return LocalAuthError(.biometryNotAvailable, "Face ID is not offered to this app: it gave no FaceUsageDescription.")
+        case .allowed: nil
+        case .undecided: asker == nil
+            ? "Face ID is not offered to this app: you have not decided whether it may use Face ID, and no agent runs to ask you "
+                + "(run `localauth agent`, or allow it with `localauth apps allow`)."
+            : nil
+        case .denied: "The user has not allowed this app to use Face ID (localauth apps allow)."
+        case .noUsageDescription: "Face ID is not offered to this app: it gave no FaceUsageDescription."
+        case .appUnidentified: "Face ID is not offered to this app: the service could not tell which app it is (the service's log says why)."
         }
+    }
+
+    /// The agent that would ask the user about face for this context: the one that shows its
+    /// sheet, unless that is the app's own agent (it would answer for itself).
+    func faceConsentAsker(_ record: ContextRecord) -> AgentRegistration? {
+        guard !record.options.isPrivilegedConversation,
+              let agent = agentDesk.agent(owner: record.owner, session: session(of: record.owner), user: record.user),
+              agent.scope != .ownContexts else { return nil }
+        return agent
     }
 
     // MARK: Sheets
 
     /// Which sensors a starting evaluation may use and who shows it: face only when allowed, or
-    /// when undecided and an agent can ask (it then waits for the answer).
+    /// when undecided and an agent can ask (it then waits for the answer). Face withheld from an
+    /// app that asked for it is audited (`face-not-offered`) with the reason.
     func planSheet(_ record: ContextRecord, usable: Set<BiometricModality>) -> (usable: Set<BiometricModality>, agent: AgentRegistration?, askFace: Bool) {
         let agent = record.options.isPrivilegedConversation ? nil
             : agentDesk.agent(owner: record.owner, session: session(of: record.owner), user: record.user)
         var usable = usable
         var askFace = false
         if usable.contains(.face) {
-            switch faceAllowance(record) {
-            case .allowed: break
-            case .notOffered, .denied: usable.remove(.face)
-            // An app that is its own agent would answer for itself: only a session or fallback agent asks.
-            case .undecided:
-                if let agent, agent.scope != .ownContexts { askFace = true } else { usable.remove(.face) }
+            let asker = faceConsentAsker(record)
+            if let reason = faceWithheld(record, asker: asker) {
+                usable.remove(.face)
+                if !record.options.faceUsageDescription.isEmpty {
+                    recordAudit(AuditEntry(.evaluation, severity: .notice, user: record.user, client: record.owner.rawValue,
+                                           result: "face-not-offered", message: reason))
+                }
+            } else if faceAllowance(record) == .undecided {
+                askFace = true
             }
         }
         return (usable, agent, askFace)

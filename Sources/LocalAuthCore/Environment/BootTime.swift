@@ -4,7 +4,8 @@
 /// Readings of different boots cannot be compared; the ledger treats a delay saved in another boot
 /// as starting again when it is loaded (see ``UserLedger/validated(at:schedule:)``).
 public struct BootTime: Hashable, Sendable, Codable {
-    /// The kernel's boot id (`/proc/sys/kernel/random/boot_id`).
+    /// The kernel's boot id (`/proc/sys/kernel/random/boot_id`, or `%b` handed over by the unit),
+    /// never one made up: a made-up id would restart running delays whenever the daemon restarts.
     public var boot: String
     public var seconds: Double
 
