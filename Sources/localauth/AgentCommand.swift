@@ -40,8 +40,8 @@ struct AgentCommand: ParsableCommand {
     application, its reason and the daemon's prompts in your locale's language (LC_ALL,
     LC_MESSAGES, LANG; English, German and French). Type the passcode and press Enter (it is not
     shown); an empty line chooses the fallback; Ctrl-C cancels the evaluation. When an application
-    first wants Face ID, a session agent asks y or n; a fallback agent (--fallback), which any of
-    your processes could be, allows it only with your passcode (type it; Enter alone refuses). The
+    first wants Face ID, the agent allows it only with your passcode (type it; Enter alone
+    refuses): any of your processes could run an agent. The
     answer is kept (see localauth apps). When localauthd
     restarts, the agent registers again with it; if another agent registered first, it says so
     and exits (status 75). Text from applications is shown with control characters as \\xHH.
@@ -80,9 +80,7 @@ struct AgentCommand: ParsableCommand {
                 output.note("\(request["App"] == nil ? "?" : field("App")): \(field("Reason"))")
                 if let faceQuestion {
                     output.note(TerminalSafeText.line(faceQuestion))
-                    output.note("“\(field("FaceUsageDescription"))” " + (fallback
-                        ? "Type your passcode to allow it, or press Enter alone to refuse."
-                        : "[y/N]"))
+                    output.note("“\(field("FaceUsageDescription"))” Type your passcode to allow it, or press Enter alone to refuse.")
                 } else {
                     Self.hint(sheet!, output)
                 }
@@ -110,14 +108,8 @@ struct AgentCommand: ParsableCommand {
                 }
                 let refusal: CLIError?
                 if open.askingFace {
-                    let answer: CLIError?
-                    if fallback {
-                        // Any process of the uid can be a fallback agent: the daemon wants the passcode with allow-face.
-                        answer = await endpoint.respond(open.cookie, line.isEmpty ? "deny-face" : "allow-face", passcode: line)
-                    } else {
-                        let allowed = line.first.map { $0 == UInt8(ascii: "y") || $0 == UInt8(ascii: "Y") } ?? false
-                        answer = await endpoint.respond(open.cookie, allowed ? "allow-face" : "deny-face")
-                    }
+                    // Any process of the uid can run an agent: the daemon wants the passcode with allow-face.
+                    let answer = await endpoint.respond(open.cookie, line.isEmpty ? "deny-face" : "allow-face", passcode: line)
                     if let answer {
                         output.note(answer.message)
                     } else {
