@@ -210,6 +210,9 @@ struct FprintdDaemonTests {
                 == LocalAuthErrorName.biometryNotAvailable.dbusName, "the provider's Busy ends the evaluation without a hang")
             #expect(try await rig.failures() == 0, "nothing counted")
             lockScreen.close()
+            // fprintd releases the vanished lock screen's claim by itself; until then the reader is
+            // open and a touch would go to that claim.
+            try await rig.expectReleased("the lock screen's claim ends with its connection")
             let (_, evaluation) = try await rig.begin()
             try rig.fprintd.send("SCAN print-a")
             #expect(await evaluation.value == nil, "the reader is free again")
