@@ -103,6 +103,8 @@ FPRINTD_PROVIDER_FILES = $(LIBEXECDIR)/localauth-fprintd-provider $(UNITDIR)/loc
 PAMDIR      ?= $(or $(patsubst %,%/security,$(call pkgvar,libdir,pam)),/lib/$(or $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null),x86_64-linux-gnu)/security)
 PAMCONFIGDIR ?= /usr/share/pam-configs
 PAM_MODULE   = .build/pam/pam_localauth.so
+# The tests' stand-in for su/sudo run by another uid (real uid set, effective uid root).
+PAM_APPLICANT_DRIVER = .build/pam/pam-as-applicant
 PAM_CFLAGS   = -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wall -Wextra -Werror -fPIC $(shell pkg-config --cflags dbus-1 libsystemd pam)
 # nodelete: libdbus keeps per-library caches that are lost if pam_end unloads it; stay loaded instead.
 PAM_LDFLAGS  = -shared -Wl,--version-script=pam/pam_localauth.map -Wl,-z,relro,-z,now,-z,nodelete -Wl,--no-undefined
@@ -150,11 +152,15 @@ locale: $(LOCALE_FILES)
 	msgfmt --check -o $@ $<
 
 ## The PAM module (C, no runtime; exports only pam_sm_*). LocalAuthPAMTests load it from here.
-pam: $(PAM_MODULE)
+pam: $(PAM_MODULE) $(PAM_APPLICANT_DRIVER)
 
 $(PAM_MODULE): pam/pam_localauth.c pam/localauth-api.h pam/pam_localauth.map
 	@mkdir -p $(@D)
 	$(CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) -o $@ pam/pam_localauth.c $(PAM_LIBS)
+
+$(PAM_APPLICANT_DRIVER): pam/tests/pam-as-applicant.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ pam/tests/pam-as-applicant.c -lpam
 
 ## At most TEST_WIDTH tests at once: unbounded, Swift Testing starts every suite together, and a
 ## hundred daemons, fprintd instances and python clients starting at once on 2 cores made

@@ -232,10 +232,33 @@ static void append_entry(DBusMessageIter *dictionary, const char *key, int type,
     dbus_message_iter_close_container(dictionary, &entry);
 }
 
-/* CreateContext({User, Unlock, titles}) as root; an application running as the PAM user itself
- * (a screen locker) gets an ordinary context of its own, since User and Unlock are root-only.
- * The cancel title names the key that cancels here. */
-static bool create_context(struct session *session, uid_t uid, DBusError *error)
+/* Who is asking to become the PAM user: the real uid of the process (su, sudo and a screen locker
+ * run as whoever types), or for a process whose real uid is root (login, gdm, sudo run by root)
+ * the PAM_RUSER item when set. The daemon counts another uid's failures apart from the user's own.
+ * 0: none named (a root process without PAM_RUSER: the attempt is the user's own); 1: `applicant`
+ * set; -1: PAM_RUSER names no user, so nobody can be held to the attempt. */
+static int find_applicant(pam_handle_t *pamh, uid_t *applicant)
+{
+    uid_t real = getuid();
+    if (real != 0) {
+        *applicant = real;
+        return 1;
+    }
+    const void *item = NULL;
+    if (pam_get_item(pamh, PAM_RUSER, &item) != PAM_SUCCESS || item == NULL || *(const char *)item == '\0')
+        return 0;
+    struct passwd entry, *found = NULL;
+    char buffer[4096];
+    if (getpwnam_r(item, &entry, buffer, sizeof buffer, &found) != 0 || found == NULL)
+        return -1;
+    *applicant = found->pw_uid;
+    return 1;
+}
+
+/* CreateContext({User, Unlock, Applicant, titles}) as root; an application running as the PAM user
+ * itself (a screen locker) gets an ordinary context of its own, since User, Unlock and Applicant
+ * are root-only. The cancel title names the key that cancels here. */
+static bool create_context(struct session *session, uid_t uid, const uid_t *applicant, DBusError *error)
 {
     DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, LA_MANAGER_PATH, LA_MANAGER_INTERFACE, "CreateContext");
     if (message == NULL)
@@ -251,6 +274,10 @@ static bool create_context(struct session *session, uid_t uid, DBusError *error)
     if (geteuid() == 0) {
         append_entry(&dictionary, "User", DBUS_TYPE_UINT32, &user);
         append_entry(&dictionary, "Unlock", DBUS_TYPE_BOOLEAN, &unlock);
+        if (applicant != NULL) {
+            dbus_uint32_t applicant_uid = (dbus_uint32_t)*applicant;
+            append_entry(&dictionary, "Applicant", DBUS_TYPE_UINT32, &applicant_uid);
+        }
     }
     append_entry(&dictionary, "LocalizedCancelTitle", DBUS_TYPE_STRING, &cancel_title);
     append_entry(&dictionary, "LocalizedFallbackTitle", DBUS_TYPE_STRING, &fallback_title);
@@ -497,9 +524,15 @@ static int authenticate(struct session *session, const char *user, const char *s
         debug_log(options, session->pamh, "lid closed and not docked");
         return PAM_AUTHINFO_UNAVAIL;
     }
+    uid_t applicant = 0;
+    int named = find_applicant(session->pamh, &applicant);
+    if (named < 0) {
+        debug_log(options, session->pamh, "PAM_RUSER names no user: not offering biometrics");
+        return PAM_AUTHINFO_UNAVAIL;
+    }
     DBusError error;
     dbus_error_init(&error);
-    if (!create_context(session, found->pw_uid, &error)) {
+    if (!create_context(session, found->pw_uid, named > 0 ? &applicant : NULL, &error)) {
         pam_syslog(session->pamh, LOG_WARNING, "localauthd not reachable: %s", error.message ? error.message : "out of memory");
         dbus_error_free(&error);
         return PAM_AUTHINFO_UNAVAIL;

@@ -9,6 +9,9 @@ public enum LocalAuthContextOption: String, CaseIterable, Sendable {
     case user = "User"
     /// An unlock context (a login or screen lock): `true` needs root or polkit.
     case unlock = "Unlock"
+    /// The uid of whoever asks to act as the context's user (root only; the PAM module sends the
+    /// real uid of `su`/`sudo` or `PAM_RUSER`): failures of another uid lock only that uid out.
+    case applicant = "Applicant"
     case faceUsageDescription = "FaceUsageDescription"
 
     public var signature: String {
@@ -16,7 +19,7 @@ public enum LocalAuthContextOption: String, CaseIterable, Sendable {
         case .localizedFallbackTitle, .localizedCancelTitle, .faceUsageDescription: "s"
         case .interactionNotAllowed, .unlock: "b"
         case .allowableReuseDuration: "d"
-        case .user: "u"
+        case .user, .applicant: "u"
         }
     }
 }

@@ -266,6 +266,8 @@ enum ContextOptionsDecoder {
                 do { try request.options.setAllowableReuseDuration(seconds) } catch { throw error.dbusError }
             case (.user, .uint32(let uid)):
                 request.options.user = uid
+            case (.applicant, .uint32(let uid)):
+                request.options.applicant = uid
             case (.unlock, .bool(let flag)):
                 request.options.isUnlockContext = flag
                 request.namesUnlock = true

@@ -16,6 +16,11 @@ public struct ContextOptions: Sendable, Hashable {
     public private(set) var allowableReuseDuration: Double = 0
     /// Privileged: act for this user instead of the caller.
     public var user: UInt32?
+    /// Who is asking to act as ``user``, when that may be someone else: root names them (the PAM
+    /// module: the real uid of `su` or `sudo`, or `PAM_RUSER`); for any other caller acting for
+    /// another user it is the caller itself. An applicant other than the user counts its failures
+    /// apart and locks only itself out (``UserLedger/applicants``). nil: the user themself.
+    public var applicant: UInt32?
     /// Privileged: biometric matches of this context open the reuse window.
     public var isUnlockContext = false
     /// Why the app wants the face sensor, shown when the user is asked to allow it (Apple's
@@ -31,6 +36,11 @@ public struct ContextOptions: Sendable, Hashable {
     public var isPrivilegedConversation: Bool { user != nil || isUnlockContext }
 
     public init() {}
+
+    /// ``applicant`` when it is not `user`, the user the context authenticates.
+    public func foreignApplicant(of user: UInt32) -> UInt32? {
+        applicant == user ? nil : applicant
+    }
 
     /// Clamps to 0…300 as Apple does; NaN is refused.
     public mutating func setAllowableReuseDuration(_ seconds: Double) throws(LocalAuthError) {

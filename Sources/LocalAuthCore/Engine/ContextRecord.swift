@@ -8,6 +8,14 @@ struct ContextRecord: Sendable {
     /// The user the context authenticates: the caller, or the user a privileged caller named.
     let user: UInt32
     var options: ContextOptions
+    /// Another user asking to act as ``user``: its failures count in its own ledger.
+    var foreignApplicant: UInt32? { options.foreignApplicant(of: user) }
+
+    /// What its owner is shown of `prompt`: all of it, unless another user is asking
+    /// (``ForeignApplicantPrompt``).
+    func visible(_ prompt: Prompt, reason: String) -> Prompt {
+        foreignApplicant == nil ? prompt : ForeignApplicantPrompt.hiding(prompt, options: options, reason: reason)
+    }
     /// `none` until canEvaluatePolicy is first called.
     var biometryType: LABiometryType = .none
     var domainState: [UInt8] = []

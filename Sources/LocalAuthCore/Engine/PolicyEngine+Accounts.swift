@@ -30,7 +30,7 @@ extension PolicyEngine {
     func applyPasscode(_ passcode: Passcode, to id: ContextID, serial: UInt64, user: UInt32, client: ClientID,
                        whenWrong: () -> Void = {}) async throws(LocalAuthError) {
         let work = try admitPasscodeWork(of: user)
-        let verdict = try await checkPasscode(passcode, user: user, client: client, work: work)
+        let verdict = try await checkPasscode(passcode, user: user, applicant: contexts[id]?.foreignApplicant, client: client, work: work)
         // Suspended while hashing: the evaluation may have ended, or another one started.
         let stillRunning = contexts[id]?.evaluation?.serial == serial
         switch verdict {
@@ -60,11 +60,12 @@ extension PolicyEngine {
         return try passcodeWork.admit(uid, limits: configuration.passcodeWorkLimits)
     }
 
-    /// Checks a passcode against the user's, counting the attempt in the ledger.
+    /// Checks a passcode against the user's, counting the attempt in the ledger: the user's own
+    /// counts, or those of `applicant`, another user acting as this one (``UserLedger/applicants``).
     ///
     /// The attempt is counted and saved *before* the (slow) comparison and taken back only when it
     /// succeeds: a crash or a concurrent guess can never get a wrong passcode past the count.
-    func checkPasscode(_ passcode: Passcode, user uid: UInt32, client: ClientID,
+    func checkPasscode(_ passcode: Passcode, user uid: UInt32, applicant: UInt32? = nil, client: ClientID,
                        work: borrowing PasscodeWorkPermit) async throws(LocalAuthError) -> PasscodeVerdict {
         // A passcode that cannot have been stored is bad input: refused, not counted.
         try passcode.validateForStorage()
@@ -72,32 +73,33 @@ extension PolicyEngine {
         if user.profileDamaged { throw Self.damagedProfile }
         guard let storedHash = user.profile.passcodeHash else { throw LocalAuthError(.passcodeNotSet) }
         let now = environment.clock.reading()
-        if let refusal = user.ledger.passcodeRefusal(at: now) { throw refusal }
+        if let refusal = user.ledger.passcodeRefusal(at: now, for: applicant) { throw refusal }
         try requireSavedLedger(of: uid)
 
         let schedule = configuration.passcodeSchedule
-        updateUser(uid) { $0.ledger.recordPasscodeFailure(at: now, schedule: schedule) }
+        updateUser(uid) { $0.ledger.recordPasscodeFailure(at: now, schedule: schedule, by: applicant) }
         // Not compared unless counted durably; the count stays in memory either way. The actor
         // serves others meanwhile; a concurrent guess of this user counts on top of this one.
         try await saveLedgerDurably(of: uid)
         let matches = await work.verify(passcode, against: storedHash)
 
         guard matches else {
-            let ledger = userRecord(uid).ledger
+            let ledger = userRecord(uid).ledger.counts(of: applicant)
+            let whom = applicant.map { " for uid \($0) (another user acting as this one)" } ?? ""
             if ledger.passcodeLockedOut {
                 recordAudit(AuditEntry(.passcodeLockout, severity: .warning, user: uid, client: client.rawValue, result: "locked",
-                                                    message: "Passcode locked after \(ledger.passcodeFailures) consecutive wrong passcodes; an administrator must reset it."))
-                for (id, record) in contexts where record.user == uid {
+                                                    message: "Passcode locked\(whom) after \(ledger.passcodeFailures) consecutive wrong passcodes; an administrator must reset it."))
+                for (id, record) in contexts where record.user == uid && (applicant == nil || record.foreignApplicant == applicant) {
                     handle(.passcodePermanentlyLocked, on: id)
                 }
                 settle()
             } else if let delay = ledger.passcodeDelay {
                 recordAudit(AuditEntry(.passcodeLockout, severity: .notice, user: uid, client: client.rawValue, result: "delayed",
-                                                    message: "\(ledger.passcodeFailures) consecutive wrong passcodes; next try allowed in \(UserLedger.describe(seconds: delay.seconds))."))
+                                                    message: "\(ledger.passcodeFailures) consecutive wrong passcodes\(whom); next try allowed in \(UserLedger.describe(seconds: delay.seconds))."))
             }
             return .wrong
         }
-        updateUser(uid) { $0.ledger.recordPasscodeSuccess() }
+        updateUser(uid) { $0.ledger.recordPasscodeSuccess(by: applicant) }
         // A success only lowers counts: if it cannot be saved, the stricter saved ones stay in force on disk.
         try? await saveLedgerDurably(of: uid)
         return .correct

@@ -142,6 +142,8 @@ extension PolicyEngine {
         /// The evaluation the attempt belongs to; a later one of the same context is not told.
         let serial: UInt64
         let user: UInt32
+        /// Another user whose failure this is (``ContextRecord/foreignApplicant``).
+        let applicant: UInt32?
         let owner: ClientID
         let commit: LedgerCommit
     }
@@ -152,15 +154,15 @@ extension PolicyEngine {
     private func handleAttempt(_ attempt: AttemptEvent, on modality: BiometricModality) -> SavingAttempt? {
         guard let armed = armedSessions[modality], let record = contexts[armed.context],
               let serial = record.evaluation?.serial else { return nil }
-        let id = record.id, uid = record.user
+        let id = record.id, uid = record.user, applicant = record.foreignApplicant
         let user = userRecord(uid)
         func saving(_ outcome: SavingAttempt.Outcome) -> SavingAttempt {
-            SavingAttempt(outcome: outcome, modality: modality, context: id, serial: serial, user: uid, owner: record.owner,
-                          commit: submitLedger(of: uid))
+            SavingAttempt(outcome: outcome, modality: modality, context: id, serial: serial, user: uid, applicant: applicant,
+                          owner: record.owner, commit: submitLedger(of: uid))
         }
         switch attempt {
         case .match(let label) where user.profile.isEnrolled(modality, label: label):
-            guard !user.ledger.biometryLockedOut else {
+            guard !user.ledger.isBiometryLockedOut(for: applicant) else {
                 handle(.biometryLockedOut, on: id)
                 return nil
             }
@@ -169,7 +171,7 @@ extension PolicyEngine {
                 return nil
             }
             let unlockAt = record.options.isUnlockContext ? environment.clock.now() : nil
-            updateUser(uid) { $0.ledger.recordBiometricMatch(unlockAt: unlockAt) }
+            updateUser(uid) { $0.ledger.recordBiometricMatch(unlockAt: unlockAt, by: applicant) }
             // The saved ledger is the one in memory (requireSavedLedger above): a match that changed
             // nothing (no failures to clear, not an unlock) has nothing to save.
             if users[uid]?.ledger != user.ledger { return saving(.matched) }
@@ -182,7 +184,8 @@ extension PolicyEngine {
             // A match of a label the user no longer has enrolled is a no-match.
             let maxFailures = configuration.biometryMaxFailures
             // Loaded by `userRecord(uid)` above.
-            let lockedNow = updateUser(uid) { $0.ledger.recordBiometricFailure(maxFailures: maxFailures) }!
+            let now = environment.clock.now()
+            let lockedNow = updateUser(uid) { $0.ledger.recordBiometricFailure(maxFailures: maxFailures, by: applicant, at: now) }!
             return saving(.noMatch(lockedNow: lockedNow))
         case .retry(let reason):
             handle(.retry(modality, reason), on: id)
@@ -209,8 +212,9 @@ extension PolicyEngine {
             if stillRunning { handle(.matched(saving.modality), on: id) }
         case .noMatch(let lockedNow):
             if lockedNow {
+                let whom = saving.applicant.map { " for uid \($0) (another user acting as this one)" } ?? ""
                 recordAudit(AuditEntry(.biometryLockout, severity: .notice, user: uid, client: saving.owner.rawValue,
-                                                    result: "locked", message: "Biometry locked after \(configuration.biometryMaxFailures) consecutive failed attempts."))
+                                                    result: "locked", message: "Biometry locked\(whom) after \(configuration.biometryMaxFailures) consecutive failed attempts."))
             }
             if let unsaved, stillRunning {
                 finish(id, .failure(unsaved))
@@ -218,7 +222,8 @@ extension PolicyEngine {
                 handle(.noMatch(saving.modality, lockedOut: lockedNow), on: id)
             }
             if lockedNow {
-                for (other, otherRecord) in contexts where other != id && otherRecord.user == uid && otherRecord.evaluation != nil {
+                for (other, otherRecord) in contexts where other != id && otherRecord.user == uid && otherRecord.evaluation != nil
+                    && (saving.applicant == nil || otherRecord.foreignApplicant == saving.applicant) {
                     handle(.biometryLockedOut, on: other)
                 }
             }
@@ -241,9 +246,10 @@ extension PolicyEngine {
             }
             guard let evaluation = record.evaluation else { continue }
             if now.state == .biometry, now.listening != before.listening {
-                show(PromptText.listening(now.listening, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options, reader: PromptText.Reader(record.options, appPasscodeEntry: configuration.appPasscodeEntry)), on: id)
+                show(record.visible(PromptText.listening(now.listening, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options, reader: PromptText.Reader(record.options, appPasscodeEntry: configuration.appPasscodeEntry)),
+                                    reason: evaluation.reason), on: id)
             } else if now.state == .waiting, before.state != .waiting, heldBackSensors(id).isEmpty {
-                show(PromptText.waiting(for: evaluation.machine.wantedSensors, options: record.options, reader: PromptText.Reader(record.options, appPasscodeEntry: configuration.appPasscodeEntry)), on: id)
+                show(record.visible(PromptText.waiting(for: evaluation.machine.wantedSensors, options: record.options, reader: PromptText.Reader(record.options, appPasscodeEntry: configuration.appPasscodeEntry)), reason: evaluation.reason), on: id)
             }
         }
         // Usually nothing is being saved: emptied in place, a small table serves the next settle

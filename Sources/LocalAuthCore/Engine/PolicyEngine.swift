@@ -196,6 +196,7 @@ public actor PolicyEngine {
     }
 
     private func insertContext(for caller: Caller, options: ContextOptions) throws(LocalAuthError) -> ContextID {
+        let options = try Self.withApplicant(options, caller: caller)
         try ContextOptions.validateText(options.localizedFallbackTitle, name: "fallback title", allowEmpty: true)
         try ContextOptions.validateText(options.localizedCancelTitle, name: "cancel title", allowEmpty: false)
         try checkContextLimits(for: caller)
@@ -216,6 +217,18 @@ public actor PolicyEngine {
             let id = ContextID(spareContextNumbers.removeLast() & (1 << 53 - 1))
             if id.rawValue != 0, contexts[id] == nil, invalidatedOwners[id] == nil { return id }
         }
+    }
+
+    /// Only root names the applicant (the PAM module, for `su` and `sudo`); any other caller acting
+    /// for another user is the applicant itself, whose failures then lock only itself out.
+    static func withApplicant(_ options: ContextOptions, caller: Caller) throws(LocalAuthError) -> ContextOptions {
+        guard !caller.isPrivileged else { return options }
+        guard options.applicant == nil else {
+            throw LocalAuthError(.accessDenied, "Only root may name the applicant (the PAM module does, for su and sudo); other callers are their own applicant.")
+        }
+        var options = options
+        if let user = options.user, user != caller.uid { options.applicant = caller.uid }
+        return options
     }
 
     /// Refuses a new context beyond the caller's connection's share, its user's share, or what
@@ -266,7 +279,7 @@ public actor PolicyEngine {
         let record = try ownedContext(id, caller: caller)
         let user = userRecord(record.user)
         contexts[id]?.biometryType = preferredBiometryType()
-        let refusal = refusal(of: policy, for: user) ?? faceRefusal(of: policy, record)
+        let refusal = refusal(of: policy, for: user, applicant: record.foreignApplicant) ?? faceRefusal(of: policy, record)
         if refusal == nil, policy.kind == .biometricsOnly {
             contexts[id]?.domainState = domainState(of: record.user)
         }
@@ -448,7 +461,7 @@ public actor PolicyEngine {
             guard !isShutDown else {
                 throw LocalAuthError(.systemCancel, "The authentication service is shutting down.")
             }
-            if let refusal = refusal(of: policy, for: userRecord(record.user)) ?? faceRefusal(of: policy, record) { throw refusal }
+            if let refusal = refusal(of: policy, for: userRecord(record.user), applicant: record.foreignApplicant) ?? faceRefusal(of: policy, record) { throw refusal }
             try requireSavedLedger(of: record.user)
         } catch {
             // Outcomes of the model (companionNotAvailable, passcodeNotSet, …) are audited; bad requests are not.
@@ -463,14 +476,14 @@ public actor PolicyEngine {
         let now = environment.clock.reading()
         // A lockout ends an earlier success as it ends the reuse window: the owner may not be the one here.
         if !record.options.isUnlockContext, let earlier = record.earlierSuccess,
-           !user.ledger.biometryLockedOut, user.ledger.passcodeRefusal(at: now) == nil,
+           !user.ledger.isBiometryLockedOut(for: record.foreignApplicant), user.ledger.passcodeRefusal(at: now, for: record.foreignApplicant) == nil,
            earlier.satisfies(policy.kind, domainStateNow: domainState(of: record.user)) {
             audit(.success(.earlierSuccess), policy: policy, user: record.user, client: caller)
             reply(.success(.earlierSuccess))
             return
         }
         let window = min(record.options.allowableReuseDuration, ContextOptions.maximumAllowableReuseDuration)
-        if user.ledger.allowsReuse(within: window, at: now) {
+        if user.ledger.allowsReuse(within: window, at: now, for: record.foreignApplicant) {
             contexts[id]?.earlierSuccess = EarlierSuccess(success: .reuse, domainState: domainState(of: record.user))
             audit(.success(.reuse), policy: policy, user: record.user, client: caller)
             reply(.success(.reuse))
@@ -484,7 +497,7 @@ public actor PolicyEngine {
         }
 
         lastSerial += 1
-        let plan = planSheet(record, usable: user.ledger.biometryLockedOut ? [] : usableSensors(for: user.profile))
+        let plan = planSheet(record, usable: user.ledger.isBiometryLockedOut(for: record.foreignApplicant) ? [] : usableSensors(for: user.profile))
         let usable = plan.usable
         let limits = Dictionary(uniqueKeysWithValues: BiometricModality.allCases.map { ($0, configuration.attemptsPerEvaluation($0)) })
         let (machine, action) = Evaluation.start(kind: policy.kind, usable: usable, attemptLimits: limits)
@@ -517,7 +530,8 @@ public actor PolicyEngine {
                 finish(id, .failure(LocalAuthError(.notInteractive, "The passcode is needed, but no agent runs in this session to ask for it; run `localauth agent` (or a desktop agent) and try again.")))
                 return
             }
-            show(PromptText.notice(notice, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options, reader: PromptText.Reader(record.options, appPasscodeEntry: configuration.appPasscodeEntry)), on: id)
+            show(record.visible(PromptText.notice(notice, reason: evaluation.reason, kind: evaluation.machine.kind, options: record.options, reader: PromptText.Reader(record.options, appPasscodeEntry: configuration.appPasscodeEntry)),
+                                reason: evaluation.reason), on: id)
         case .finish(.success(let success)):
             finish(id, .success(success))
         case .finish(.failure(let code)):
@@ -543,8 +557,9 @@ public actor PolicyEngine {
 
     // MARK: Rules
 
-    /// Apple's precedence for canEvaluatePolicy, also checked when an evaluation starts.
-    func refusal(of policy: LAPolicy, for user: UserRecord) -> LocalAuthError? {
+    /// Apple's precedence for canEvaluatePolicy, also checked when an evaluation starts; the locks
+    /// are those that apply to `applicant` (``UserLedger/applicants``).
+    func refusal(of policy: LAPolicy, for user: UserRecord, applicant: UInt32?) -> LocalAuthError? {
         switch policy.kind {
         case .companion:
             return LocalAuthError(.companionNotAvailable)
@@ -555,14 +570,15 @@ public actor PolicyEngine {
             }
             guard user.profile.hasPasscode else { return LocalAuthError(.passcodeNotSet) }
             guard !usableSensors(for: user.profile).isEmpty else { return LocalAuthError(.biometryNotEnrolled) }
-            guard !user.ledger.biometryLockedOut else { return LocalAuthError(.biometryLockout) }
+            guard !user.ledger.isBiometryLockedOut(for: applicant) else { return LocalAuthError(.biometryLockout) }
             return nil
         case .biometricsOrPasscode:
             if user.profileDamaged {
                 return LocalAuthError(.passcodeLockout, "This user's stored state could not be read; an administrator must reset it (localauth lockout reset --uid N).")
             }
             guard user.profile.hasPasscode else { return LocalAuthError(.passcodeNotSet) }
-            if user.ledger.passcodeLockedOut, let refusal = user.ledger.passcodeRefusal(at: environment.clock.reading()) {
+            if user.ledger.counts(of: applicant).passcodeLockedOut || user.ledger.passcodeLockedOut,
+               let refusal = user.ledger.passcodeRefusal(at: environment.clock.reading(), for: applicant) {
                 return refusal
             }
             return nil

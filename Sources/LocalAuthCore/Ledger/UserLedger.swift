@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /// One user's failure counts and locks, shared by every context of that user and persisted
 /// before any outcome that changed it is reported.
-public struct UserLedger: Codable, Sendable, Hashable {
-    /// Consecutive biometric no-matches, across all contexts and modalities.
+///
+/// Attempts by another user acting as this one (an *applicant*: `su`, sudo as that user, another
+/// user's screen locker; see ``ContextOptions/applicant``) are counted apart, in ``applicants``:
+/// they lock only that applicant out of this user. The user's own locks apply to every applicant.
+/// Methods taking `applicant` read nil as the user themself.
+public struct UserLedger: LockoutCounts, Codable, Sendable, Hashable {
+    /// Consecutive biometric no-matches of the user themself, across all contexts and modalities.
     public var biometryFailures = 0
     public var biometryLockedOut = false
     /// Consecutive wrong passcodes, across every operation that checks the passcode.
@@ -18,12 +23,36 @@ public struct UserLedger: Codable, Sendable, Hashable {
     /// biometry, or the passcode's first delay) ends the window for good, and so does any change
     /// to the user's passcode or enrollments (see ``endReuseWindow()``).
     public var lastUnlockMatch: UnixTime?
+    /// Other users' counts against this user, by the applicant's uid in decimal; at most
+    /// ``applicantsKept``. Absent from files written before it existed.
+    public var applicants: [String: ApplicantLedger] = [:]
 
     /// Counts beyond this are not believed when loaded, and counting stops here (no overflow).
     /// Far above any lock threshold (at most 1000), so it changes no outcome.
     public static let countLimit = 1_000_000
+    /// Applicants kept per user. Beyond it the one that counted least recently is forgotten,
+    /// preferring those that hold no lock or delay: to free its own entry an applicant needs this
+    /// many other users' failures against the same user.
+    public static let applicantsKept = 64
 
     public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case biometryFailures, biometryLockedOut, passcodeFailures, passcodeRetryAfter, passcodeDelay,
+             passcodeLockedOut, lastUnlockMatch, applicants
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        biometryFailures = try container.decode(Int.self, forKey: .biometryFailures)
+        biometryLockedOut = try container.decode(Bool.self, forKey: .biometryLockedOut)
+        passcodeFailures = try container.decode(Int.self, forKey: .passcodeFailures)
+        passcodeRetryAfter = try container.decodeIfPresent(UnixTime.self, forKey: .passcodeRetryAfter)
+        passcodeDelay = try container.decodeIfPresent(PasscodeDelay.self, forKey: .passcodeDelay)
+        passcodeLockedOut = try container.decode(Bool.self, forKey: .passcodeLockedOut)
+        lastUnlockMatch = try container.decodeIfPresent(UnixTime.self, forKey: .lastUnlockMatch)
+        applicants = try container.decodeIfPresent([String: ApplicantLedger].self, forKey: .applicants) ?? [:]
+    }
 
     /// The ledger used when the stored one cannot be read: everything locked, so nothing is
     /// granted on state we cannot trust. Only an administrator reset clears it.
@@ -38,38 +67,32 @@ public struct UserLedger: Codable, Sendable, Hashable {
 
     /// The ledger as loaded from storage, checked and adapted to this run; throws `corrupt` for
     /// values no run of the daemon writes (negative or huge counts, times that are not finite, a
-    /// delay longer than the schedule's longest), which the engine treats as unreadable.
+    /// delay longer than the schedule's longest, more than ``applicantsKept`` applicants or one
+    /// that is not a uid), which the engine treats as unreadable.
     ///
     /// A delay saved in another boot starts again for its full length (the time that passed
     /// while the machine was off cannot be trusted); one saved in this boot goes on where it was.
     /// A file without ``passcodeDelay`` is read by its wall-clock ``passcodeRetryAfter``.
     public func validated(at now: ClockReading, schedule: PasscodeDelaySchedule) throws(StateStoreError) -> UserLedger {
-        for (name, count) in [("biometryFailures", biometryFailures), ("passcodeFailures", passcodeFailures)]
-        where !(0...Self.countLimit).contains(count) {
-            throw StateStoreError(.corrupt, "\(name) \(count) is outside 0…\(Self.countLimit)")
-        }
         for (name, time) in [("passcodeRetryAfter", passcodeRetryAfter), ("lastUnlockMatch", lastUnlockMatch)] {
             if let time, !time.seconds.isFinite { throw StateStoreError(.corrupt, "\(name) is not a finite time") }
         }
-        let longest = schedule.longestDelay
-        var ledger = self
-        if var delay = passcodeDelay {
-            guard delay.seconds.isFinite, (0...longest).contains(delay.seconds) else {
-                throw StateStoreError(.corrupt, "a passcode delay of \(delay.seconds) s is outside 0…\(longest) s")
+        guard applicants.count <= Self.applicantsKept else {
+            throw StateStoreError(.corrupt, "\(applicants.count) applicants are kept; at most \(Self.applicantsKept) are")
+        }
+        var ledger = try validatedCounts(at: now, schedule: schedule)
+        for (key, applicant) in applicants {
+            guard let uid = UInt32(key), String(uid) == key else {
+                throw StateStoreError(.corrupt, "the applicant \"\(key)\" is not a uid")
             }
-            guard delay.started.seconds.isFinite, delay.started.seconds >= 0 else {
-                throw StateStoreError(.corrupt, "the passcode delay's start \(delay.started.seconds) is not a boot-clock time")
+            guard applicant.lastCounted.seconds.isFinite else {
+                throw StateStoreError(.corrupt, "the last count of applicant \(key) is not a finite time")
             }
-            if delay.started.boot == now.uptime.boot {
-                guard delay.started.seconds <= now.uptime.seconds else {
-                    throw StateStoreError(.corrupt, "the passcode delay starts \(delay.started.seconds - now.uptime.seconds) s in this boot's future")
-                }
-            } else {
-                delay.started = now.uptime
-            }
-            ledger.passcodeDelay = delay
-        } else if let retryAfter = passcodeRetryAfter {
+            ledger.applicants[key] = try applicant.validatedCounts(at: now, schedule: schedule)
+        }
+        if passcodeDelay == nil, let retryAfter = passcodeRetryAfter {
             let remaining = retryAfter - now.wall
+            let longest = schedule.longestDelay
             guard remaining <= longest else {
                 throw StateStoreError(.corrupt, "the passcode retry time is \(Self.describe(seconds: remaining)) ahead, beyond the longest delay of \(Self.describe(seconds: longest))")
             }
@@ -79,23 +102,49 @@ public struct UserLedger: Codable, Sendable, Hashable {
         return ledger
     }
 
-    /// Counts one biometric no-match; returns true when this failure locked biometry.
-    public mutating func recordBiometricFailure(maxFailures: Int) -> Bool {
-        biometryFailures = min(biometryFailures + 1, Self.countLimit)
-        if !biometryLockedOut && biometryFailures >= maxFailures {
-            biometryLockedOut = true
-            endReuseWindow()
-            return true
-        }
-        return false
+    // MARK: Reading, for the user themself or an applicant
+
+    /// The counts that `applicant`'s own attempts change: the user's, or the applicant's (empty
+    /// when it has counted nothing yet).
+    public func counts(of applicant: UInt32?) -> any LockoutCounts {
+        guard let applicant else { return self }
+        return applicants[String(applicant)] ?? ApplicantLedger(lastCounted: UnixTime(0))
+    }
+
+    /// Whether biometry is locked for `applicant`: by the user's own lock, or its own.
+    public func isBiometryLockedOut(for applicant: UInt32?) -> Bool {
+        biometryLockedOut || counts(of: applicant).biometryLockedOut
+    }
+
+    /// Why `applicant` may not have a passcode checked now, or nil when it may: the user's own
+    /// lock or delay applies to everyone, an applicant's only to itself.
+    public func passcodeRefusal(at now: ClockReading, for applicant: UInt32?) -> LocalAuthError? {
+        passcodeRefusal(at: now) ?? counts(of: applicant).passcodeRefusal(at: now)
     }
 
     /// Whether an unlock match within the last `window` seconds satisfies an evaluation without
     /// a prompt (Apple's `touchIDAuthenticationAllowableReuseDuration`). Never while biometry or
     /// the passcode is locked out or delayed: a lockout says the owner may not be the one here.
-    public func allowsReuse(within window: Double, at now: ClockReading) -> Bool {
-        guard window > 0, let last = lastUnlockMatch, now.wall - last >= 0, now.wall - last <= window else { return false }
+    /// Never for an applicant: the user's unlock is not another user's.
+    public func allowsReuse(within window: Double, at now: ClockReading, for applicant: UInt32? = nil) -> Bool {
+        guard applicant == nil, window > 0, let last = lastUnlockMatch, now.wall - last >= 0, now.wall - last <= window else { return false }
         return !biometryLockedOut && passcodeRefusal(at: now) == nil
+    }
+
+    // MARK: Counting
+
+    /// Counts one biometric no-match of the user themself; returns true when this failure locked biometry.
+    public mutating func recordBiometricFailure(maxFailures: Int) -> Bool {
+        let lockedNow = countBiometricFailure(maxFailures: maxFailures)
+        if lockedNow { endReuseWindow() }
+        return lockedNow
+    }
+
+    /// Counts one biometric no-match of `applicant` at `now`; returns true when this failure
+    /// locked biometry for it (for everyone when it is the user themself).
+    public mutating func recordBiometricFailure(maxFailures: Int, by applicant: UInt32?, at now: UnixTime) -> Bool {
+        guard let applicant else { return recordBiometricFailure(maxFailures: maxFailures) }
+        return updateApplicant(applicant, at: now) { $0.countBiometricFailure(maxFailures: maxFailures) }
     }
 
     /// Forgets the last unlock match: the next evaluation prompts, whatever its reuse duration.
@@ -103,57 +152,64 @@ public struct UserLedger: Codable, Sendable, Hashable {
         lastUnlockMatch = nil
     }
 
-    /// A biometric match ends the run of consecutive failures.
-    public mutating func recordBiometricMatch(unlockAt time: UnixTime?) {
-        biometryFailures = 0
-        if let time { lastUnlockMatch = time }
-    }
-
-    /// When a passcode may be tried again, in wall time; nil when it may be tried now.
-    public func retryAfter(at now: ClockReading) -> UnixTime? {
-        guard let remaining = passcodeDelay?.remaining(at: now.uptime), remaining > 0 else { return nil }
-        return now.wall + remaining
-    }
-
-    /// Why a passcode may not be checked now, or nil when it may.
-    public func passcodeRefusal(at now: ClockReading) -> LocalAuthError? {
-        if passcodeLockedOut {
-            return LocalAuthError(.passcodeLockout, "The passcode is locked after too many wrong attempts; an administrator must reset it (localauth lockout reset --uid N).")
+    /// A biometric match ends the run of consecutive failures of whoever matched; an applicant's
+    /// match changes nothing of the user's own (nor opens their reuse window).
+    public mutating func recordBiometricMatch(unlockAt time: UnixTime?, by applicant: UInt32? = nil) {
+        guard let applicant else {
+            biometryFailures = 0
+            if let time { lastUnlockMatch = time }
+            return
         }
-        if let retryAfter = retryAfter(at: now) {
-            let wait = Self.describe(seconds: retryAfter - now.wall)
-            return LocalAuthError(.passcodeLockout, "Too many wrong passcodes; try again in \(wait).", retryAfter: retryAfter)
-        }
-        return nil
+        let key = String(applicant)
+        applicants[key]?.biometryFailures = 0
+        if applicants[key]?.isClear == true { applicants[key] = nil }
     }
 
-    /// Counts one wrong passcode and applies the schedule's delay or lock; either ends the reuse
-    /// window. (Attempts are counted before they are checked, so a right passcode at that count
-    /// ends it too.)
-    public mutating func recordPasscodeFailure(at now: ClockReading, schedule: PasscodeDelaySchedule) {
-        passcodeFailures = min(passcodeFailures + 1, Self.countLimit)
-        switch schedule.consequence(ofFailure: passcodeFailures) {
-        case .none:
-            passcodeDelay = nil
+    /// Counts one wrong passcode of `applicant` and applies the schedule's delay or lock; the
+    /// user's own delay or lock ends the reuse window. (Attempts are counted before they are
+    /// checked, so a right passcode at that count ends it too.)
+    public mutating func recordPasscodeFailure(at now: ClockReading, schedule: PasscodeDelaySchedule, by applicant: UInt32? = nil) {
+        guard let applicant else {
+            switch countPasscodeFailure(at: now, schedule: schedule) {
+            case .none:
+                passcodeRetryAfter = nil
+            case .delay(let seconds):
+                passcodeRetryAfter = now.wall + seconds
+                endReuseWindow()
+            case .permanentLock:
+                endReuseWindow()
+            }
+            return
+        }
+        _ = updateApplicant(applicant, at: now.wall) { $0.countPasscodeFailure(at: now, schedule: schedule) }
+    }
+
+    /// A correct passcode clears every passcode and biometric failure and lock of whoever typed
+    /// it: the user's own, or the applicant's (then the user's stay as they are).
+    public mutating func recordPasscodeSuccess(by applicant: UInt32? = nil) {
+        guard let applicant else {
+            clearFailures()
             passcodeRetryAfter = nil
-        case .delay(let seconds):
-            passcodeDelay = PasscodeDelay(started: now.uptime, seconds: seconds)
-            passcodeRetryAfter = now.wall + seconds
-            endReuseWindow()
-        case .permanentLock:
-            passcodeLockedOut = true
-            endReuseWindow()
+            return
         }
+        applicants[String(applicant)] = nil
     }
 
-    /// A correct passcode clears every passcode and biometric failure and lock.
-    public mutating func recordPasscodeSuccess() {
-        passcodeFailures = 0
-        passcodeRetryAfter = nil
-        passcodeDelay = nil
-        passcodeLockedOut = false
-        biometryFailures = 0
-        biometryLockedOut = false
+    /// Changes `applicant`'s entry, made if missing, and keeps at most ``applicantsKept``.
+    private mutating func updateApplicant<Result>(_ applicant: UInt32, at now: UnixTime,
+                                                  _ change: (inout ApplicantLedger) -> Result) -> Result {
+        let key = String(applicant)
+        var entry = applicants[key] ?? ApplicantLedger(lastCounted: now)
+        let result = change(&entry)
+        entry.lastCounted = now
+        applicants[key] = entry
+        while applicants.count > Self.applicantsKept {
+            let oldest = applicants.filter { $0.key != key }
+                .min { ($0.value.holdsLock ? 1 : 0, $0.value.lastCounted) < ($1.value.holdsLock ? 1 : 0, $1.value.lastCounted) }
+            guard let oldest else { break }
+            applicants[oldest.key] = nil
+        }
+        return result
     }
 
     /// "4 min 12 s", "59 s", "1 h 0 min"; any Double, however absurd, gives a text.
