@@ -85,6 +85,24 @@ final class PAMHarness: Sendable {
         return try await tester.finish()
     }
 
+    /// `pam-as-applicant` as `make pam` builds it, beside the module.
+    static var applicantDriver: String {
+        URL(fileURLWithPath: module).deletingLastPathComponent().appendingPathComponent("pam-as-applicant").path
+    }
+
+    /// Runs one authentication as `su USER` run by `ruid` does (real uid `ruid`, effective uid
+    /// root), with `PAM_RUSER` set to `ruser` when given: ``applicantDriver`` stands in for su.
+    func runAsApplicant(_ service: String, user: String = PAMHarness.user, ruid: UInt32, ruser: String? = nil,
+                        input: String = "") async throws -> PAMTester.Result {
+        try #require(FileManager.default.fileExists(atPath: Self.applicantDriver),
+                     "\(Self.applicantDriver) is missing: run `make pam` (or `make test`) before `swift test`")
+        let tester = try PAMTester(executable: Self.applicantDriver,
+                                   arguments: [service, user, String(ruid)] + (ruser.map { [$0] } ?? []), environment: environment)
+        tester.write(input)
+        tester.closeInput()
+        return try await tester.finish(within: .seconds(90))
+    }
+
     /// Runs one authentication through python3-pypamtest, which separates the conversation's
     /// PAM_TEXT_INFO and PAM_ERROR_MSG texts; `passwords` answer PAM_PROMPT_ECHO_OFF in turn.
     func pypamtest(_ service: String, expecting code: Int32, passwords: [String] = []) async throws -> (info: [String], errors: [String]) {
