@@ -168,7 +168,7 @@ $(PAM_APPLICANT_DRIVER): pam/tests/pam-as-applicant.c
 TEST_WIDTH ?= 8
 test: deps pam locale
 	$(SWIFT) build --build-tests
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) SWIFT=$(SWIFT) scripts/run-tests.sh
 	$(MAKE) --no-print-directory install-check
 
 demo: deps locale

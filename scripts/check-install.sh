@@ -44,7 +44,8 @@ expected_files() {
 0644 usr/share/doc/localauthd/README.md
 EOF
     for file in dbus/*.xml; do echo "0644 usr/share/dbus-1/interfaces/${file#dbus/}"; done
-    for page in man/*.[158]; do [ -e "$page" ] && echo "0644 usr/share/man/man${page##*.}/${page##*/}"; done
+    # localauth-agent-gtk.1 belongs to the localauth-agent-gtk package (make install-agent-gtk).
+    for page in man/*.[158]; do [ -e "$page" ] && [ "$page" != man/localauth-agent-gtk.1 ] && echo "0644 usr/share/man/man${page##*.}/${page##*/}"; done
     [ -e completion/localauth.bash ] && echo "0644 usr/share/bash-completion/completions/localauth"
     [ -e completion/_localauth ] && echo "0644 usr/share/zsh/vendor-completions/_localauth"
     for policy in polkit/*.policy; do [ -e "$policy" ] && echo "0644 usr/share/polkit-1/actions/${policy#polkit/}"; done
@@ -77,6 +78,12 @@ check_tree() {
         echo "0644 usr/share/doc/localauthd/copyright"
         echo "0644 usr/share/doc/localauthd/changelog.gz"
         echo "0644 usr/share/lintian/overrides/localauthd"
+        # debian/localauthd.docs and .examples: the provider guide and its packaging templates.
+        echo "0644 usr/share/doc/localauthd/providers.md$([ -e "$root/usr/share/doc/localauthd/providers.md.gz" ] && echo .gz)"
+        for file in Examples/providers/*; do
+            path=usr/share/doc/localauthd/examples/${file##*/}
+            echo "0644 $path$([ -e "$root/$path.gz" ] && echo .gz)"
+        done
     fi)
     expected=$(sort -k2 <<<"$expected")
     if [ "$actual" != "$expected" ]; then
@@ -225,7 +232,8 @@ case $mode in
     dpkg-buildpackage -us -uc -b
     mkdir -p "$out"
     for file in "localauthd_${version}_$arch.deb" "localauthd-dbgsym_${version}_$arch.deb" \
-                "localauthd_${version}_$arch.buildinfo" "localauthd_${version}_$arch.changes"; do
+                "localauthd_${version}_$arch.buildinfo" "localauthd_${version}_$arch.changes" \
+                "localauth-agent-gtk_${version}_all.deb"; do
         if [ -e "../$file" ]; then mv "../$file" "$out/"; fi
     done
     debian/rules clean > /dev/null

@@ -187,7 +187,7 @@ struct PasscodeRulesTests {
             #expect(error.kind == .notSupported)
         }
         #expect(await h.engine.backendStatus() == [BackendStatus(id: "fingerprint", modality: "fingerprint", available: true,
-                                                                 detail: BackendDetail(kind: .builtIn, version: "", state: "available",
+                                                                 detail: BackendDetail(kind: .simulator, version: "", state: "available",
                                                                                        description: "Built-in fingerprint simulator"))])
     }
 

@@ -54,6 +54,20 @@ public struct UserLedger: LockoutCounts, Codable, Sendable, Hashable {
         applicants = try container.decodeIfPresent([String: ApplicantLedger].self, forKey: .applicants) ?? [:]
     }
 
+    /// `applicants` is written only when someone else has asked, so a ledger nobody else touched is
+    /// the same file as before applicants existed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(biometryFailures, forKey: .biometryFailures)
+        try container.encode(biometryLockedOut, forKey: .biometryLockedOut)
+        try container.encode(passcodeFailures, forKey: .passcodeFailures)
+        try container.encodeIfPresent(passcodeRetryAfter, forKey: .passcodeRetryAfter)
+        try container.encodeIfPresent(passcodeDelay, forKey: .passcodeDelay)
+        try container.encode(passcodeLockedOut, forKey: .passcodeLockedOut)
+        try container.encodeIfPresent(lastUnlockMatch, forKey: .lastUnlockMatch)
+        if !applicants.isEmpty { try container.encode(applicants, forKey: .applicants) }
+    }
+
     /// The ledger used when the stored one cannot be read: everything locked, so nothing is
     /// granted on state we cannot trust. Only an administrator reset clears it.
     public static func failClosed(biometryMaxFailures: Int, passcodeMaxFailures: Int) -> UserLedger {
