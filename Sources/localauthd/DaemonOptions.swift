@@ -20,7 +20,7 @@ struct DaemonOptions {
                parser: ValueParser.nonEmpty("--address needs a D-Bus address, e.g. unix:path=/run/x.").map { .address($0) }),
         .value(\.configPath, "--config", "FILE", "read FILE instead of /etc/localauthd/localauthd.conf (must exist)"),
         .value(\.stateDirectory, "--state-dir", "DIR", "keep per-user state in DIR (overrides state_directory and $STATE_DIRECTORY)"),
-        .value(\.idleExit, "--idle-exit", "SECONDS", "exit after SECONDS with no client context (for bus activation; off by default)",
+        .value(\.idleExit, "--idle-exit", "SECONDS", "exit after SECONDS with no client context and no session agent registered (for bus activation; off by default)",
                parser: ValueParser { text, _ throws(CommandLineError) in
                    guard let seconds = Double(text), seconds.isFinite, seconds > 0 else {
                        throw CommandLineError("--idle-exit needs a number of seconds above 0, not \(text)")
