@@ -243,6 +243,15 @@ public struct SandboxEmulation: Sendable {
 
     // MARK: The launcher
 
+    /// The `.build` directory `daemon` was built in (its catalogues are there too), or the
+    /// daemon's own directory.
+    static func buildDirectory(of daemon: String) -> String? {
+        let parts = daemon.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count > 1 else { return nil }
+        if let build = parts.lastIndex(of: ".build") { return parts[...build].joined(separator: "/") }
+        return parts.dropLast().joined(separator: "/")
+    }
+
     /// The command that starts `daemon` with `arguments` in this sandbox (run as root): `unshare`
     /// for the namespaces, a shell for the mounts and the umask, `setpriv` for the user and the
     /// capabilities, `env -i` for systemd's clean environment.
@@ -265,8 +274,15 @@ public struct SandboxEmulation: Sendable {
             script.append("mount -t proc -o \(options.joined(separator: ",")) proc /proc")
         }
         if isOn("PrivateTmp") {
+            // A checkout under /tmp (a CI clone) would vanish with the private /tmp: its build
+            // directory is carried over, the installed daemon is never there.
+            let carried = Self.buildDirectory(of: daemon).flatMap { $0.hasPrefix("/tmp/") || $0.hasPrefix("/var/tmp/") ? $0 : nil }
+            if let carried { script.append("mkdir -p '\(scratch)/carried' && mount --bind '\(carried)' '\(scratch)/carried'") }
             script.append("mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp")
             script.append("mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /var/tmp")
+            if let carried {
+                script.append("mkdir -p '\(carried)' && mount --bind '\(scratch)/carried' '\(carried)' && umount '\(scratch)/carried'")
+            }
         }
         if isOn("PrivateDevices") {
             let dev = "\(scratch)/dev"

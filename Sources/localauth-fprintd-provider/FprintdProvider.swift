@@ -300,7 +300,35 @@ actor FprintdProvider {
     private func sensorLost(_ verification: Verification) async {
         reporter.send(.attempt(session: verification.session, result: "disconnected", detail: ""), to: verification.host)
         await endActivity(reason: nil)
-        await refreshAvailability()
+        followRemoval()
+    }
+
+    /// Delays after a lost reader at which fprintd is asked again whether a reader is there.
+    static let removalChecks: [Duration] = [.zero, .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4)]
+    private var removalFollowing = false
+
+    /// After a disconnect, fprintd may still list the reader for a moment: the verification ends
+    /// before fprintd drops the unplugged device. So it is asked again a few times (about 8 s in all)
+    /// until it says the reader is gone; a reader that is still listed then failed without leaving,
+    /// and stays available. fprintd has no signal for a device that went away.
+    private func followRemoval() {
+        guard !removalFollowing else { return }
+        removalFollowing = true
+        Task { [self] in
+            for delay in Self.removalChecks {
+                try? await Task.sleep(for: delay)
+                await refreshAvailability()
+                if await !reportedAvailable || !isIdle { break }
+            }
+            await removalFollowed()
+        }
+    }
+
+    private func removalFollowed() { removalFollowing = false }
+
+    private var isIdle: Bool {
+        if case .idle = activity { return true }
+        return false
     }
 
     // MARK: Enrollment
@@ -356,7 +384,7 @@ actor FprintdProvider {
         case .failed(let reason):
             reporter.send(.enrollment(id: enrollment.id, status: "failed", completedStages: enrollment.completedStages, detail: reason), to: enrollment.host)
             await endActivity(reason: nil)
-            if reason == "disconnected" { await refreshAvailability() }
+            if reason == "disconnected" { followRemoval() }
         }
     }
 
