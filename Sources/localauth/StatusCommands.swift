@@ -32,6 +32,11 @@ enum StatusCommands {
             }.joined(separator: ", "))
             let simulated = backends.contains { $0.kind == "simulator" && $0.modality == biometryType.modality }
             lines.append("biometry type: \(biometryType.words(simulated: simulated))")
+            if biometryType == .faceID {
+                lines.append("Face ID for apps: each app is asked once in your session agent (localauth agent or the desktop sheet), "
+                             + "and allowing takes your passcode; with no agent running, an app you have not allowed is not offered face "
+                             + "(see localauth apps)")
+            }
             lines.append("enrollments: " + (state.enrollments.isEmpty ? "none" : state.enrollments.map { TerminalSafeText.line("\($0.modality) \($0.label)") }.joined(separator: ", ")))
             lines.append("passcode: \(state.passcodeSet ? "set" : "not set")")
             lines.append("require attention: \(state.requireAttention ? "on" : "off")")

@@ -53,6 +53,8 @@ struct CommandLineTests {
             #expect(fresh.stdout.contains("passcode: not set") && fresh.stdout.contains("enrollments: none"))
             #expect(fresh.stdout.contains("backends: fingerprint (simulator, available), face (simulator, available), passcode"), "\(fresh.stdout)")
             #expect(fresh.stdout.contains("biometry type: Face ID (simulator)"), "\(fresh.stdout)")
+            #expect(fresh.stdout.contains("with no agent running, an app you have not allowed is not offered face"),
+                    "status says why face may be skipped: \(fresh.stdout)")
             #expect(try await CLI.run(bus, ["enroll", "face", "--stdin"], stdin: passcode).status == 5, "passcodeNotSet")
 
             #expect(try await CLI.run(bus, ["passcode", "set", "--stdin"], stdin: passcode).stdout == "Passcode set.\n")

@@ -26,6 +26,7 @@ struct ForeignApplicantPAMTests {
                 #expect(result.status != 0 && result.output.contains(expected), "attempt \(attempt): \(result.output)")
                 #expect(!result.output.contains("fingerprint") && !result.output.contains("Fingerprint"),
                         "the prompts do not tell another user which sensors root enrolled: \(result.output)")
+                #expect(!result.output.contains("to stop."), "a conversation's prompt names a key, not a button: \(result.output)")
             }
             let mine = try await client.userState()
             #expect(mine["BiometryFailures"] == .uint32(0) && mine["BiometryLockedOut"] == .bool(false), "root's own ledger untouched")

@@ -6,7 +6,8 @@ enum ForeignApplicantPrompt {
     /// `prompt` with every mention of a sensor replaced by generic text. Structured detail is
     /// dropped: it lists sensors, and these contexts are never shown by an agent.
     static func hiding(_ prompt: Prompt, options: ContextOptions, reason: String) -> Prompt {
-        let stop = "Choose “\(options.localizedCancelTitle)” to stop."
+        // How to stop depends only on where the prompt is read, not on who takes the passcode.
+        let stop = PromptText.stop(options, PromptText.Reader(options, appPasscodeEntry: false))
         switch prompt.kind {
         case .biometry:
             return Prompt(.biometry, "Use the biometric sensor to \(reason). \(stop)")

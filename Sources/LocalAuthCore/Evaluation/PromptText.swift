@@ -57,7 +57,7 @@ enum PromptText {
     }
 
     /// How to give up: a key in a conversation, a button in an app.
-    private static func stop(_ options: ContextOptions, _ reader: Reader) -> String {
+    static func stop(_ options: ContextOptions, _ reader: Reader) -> String {
         switch reader {
         case .conversation: "Press \(options.localizedCancelTitle) to cancel."
         case .app: "Choose “\(options.localizedCancelTitle)” to stop."
