@@ -9,7 +9,7 @@ private typealias P = ReferenceProvider
 /// A provider that misbehaves after its handshake, with the real daemon and the Python reference
 /// provider on a private bus: one that hangs while armed, one that floods its reports.
 @Suite("Provider watch", .timeLimit(.minutes(3)))
-struct ProviderWatchNewTests {
+struct ProviderWatchTests {
     /// The evaluation timeout is far beyond the test's waits: what ends the evaluation is the ping.
     static let settings = "evaluation_timeout = 900\n"
 

@@ -9,7 +9,7 @@ private typealias P = ReferenceProvider
 /// `localauth backends` and `status` show what a provider says about itself (its description and
 /// version): a provider that answers Hello with terminal controls cannot rewrite the terminal.
 @Suite("localauth: provider text on the terminal", .timeLimit(.minutes(2)))
-struct ProviderTextNewTests {
+struct ProviderTextTests {
     /// Python string literals put into the reference provider's Hello.
     static let description = #""Evil\x1b[2K\rfake-line\nnext line\u202eend\x9b2J""#
     static let version = #""6.6\x1b]0;owned\x07""#

@@ -7,7 +7,7 @@ import Testing
 /// `localauth agent` across the daemon's lifetime, and what other processes' text can do to its
 /// terminal: the real binaries on a private bus, the agent's output read from a pipe.
 @Suite("localauth agent: restarts, idle exit, foreign text", .timeLimit(.minutes(3)))
-struct AgentLifetimeNewTests {
+struct AgentLifetimeTests {
     typealias CLI = CommandLineTool
 
     /// A running `localauth agent --fallback` with its output collected and its input a pipe.

@@ -4,7 +4,7 @@ import Testing
 
 /// The provider log limiter with a made-up clock (instants are computed, nothing sleeps).
 @Suite("Provider log limiter")
-struct ProviderLogLimiterNewTests {
+struct ProviderLogLimiterTests {
     let start = ContinuousClock.now
 
     @Test func aFloodingProviderGetsTenLinesAtOnceThenOneASecond() {

@@ -4,7 +4,7 @@ import Testing
 
 /// What ``TerminalSafeText`` lets through to a terminal, scalar by scalar.
 @Suite("Terminal-safe text")
-struct TerminalSafeTextNewTests {
+struct TerminalSafeTextTests {
     @Test func controlsAndBidiControlsFromAnotherProcessAreShownNotObeyed() {
         #expect(TerminalSafeText.line("\u{1b}[2K\rfake") == #"\x1b[2K\x0dfake"#)
         #expect(TerminalSafeText.line("a\u{9b}2J\u{7f}\u{8}") == #"a\x9b2J\x7f\x08"#)
