@@ -82,7 +82,7 @@ check_tree() {
         echo "0644 usr/share/doc/localauthd/providers.md$([ -e "$root/usr/share/doc/localauthd/providers.md.gz" ] && echo .gz)"
         for file in Examples/providers/*; do
             path=usr/share/doc/localauthd/examples/${file##*/}
-            echo "0644 $path$([ -e "$root/$path.gz" ] && echo .gz)"
+            echo "$([ -x "$file" ] && echo 0755 || echo 0644) $path$([ -e "$root/$path.gz" ] && echo .gz)"
         done
     fi)
     expected=$(sort -k2 <<<"$expected")
