@@ -69,6 +69,23 @@ public final class PrivateBus: Sendable {
     /// `/usr/share/dbus-1/system.conf` of dbus 1.14 without what a test bus must not do (become
     /// `messagebus`, fork, write a pid file, log to syslog, activate services through the setuid
     /// helper, read the machine's `system.d`).
+    /// The rules of the system bus's default policy (deny by default, as /usr/share/dbus-1/system.conf)
+    /// that test buses written out by hand share, one per line, to go inside `<policy context="default">`.
+    public static let defaultRules = """
+        <allow user="*"/>
+        <deny own="*"/>
+        <deny send_type="method_call"/>
+        <allow send_type="signal"/>
+        <allow send_requested_reply="true" send_type="method_return"/>
+        <allow send_requested_reply="true" send_type="error"/>
+        <allow receive_type="method_call"/>
+        <allow receive_type="method_return"/>
+        <allow receive_type="error"/>
+        <allow receive_type="signal"/>
+        <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+        <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+        """
+
     static func systemConfiguration(listen: String, includedir: String) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -78,18 +95,7 @@ public final class PrivateBus: Sendable {
           <auth>EXTERNAL</auth>
           <listen>\(listen)</listen>
           <policy context="default">
-            <allow user="*"/>
-            <deny own="*"/>
-            <deny send_type="method_call"/>
-            <allow send_type="signal"/>
-            <allow send_requested_reply="true" send_type="method_return"/>
-            <allow send_requested_reply="true" send_type="error"/>
-            <allow receive_type="method_call"/>
-            <allow receive_type="method_return"/>
-            <allow receive_type="error"/>
-            <allow receive_type="signal"/>
-            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+            \(defaultRules)
             <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
             <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Containers1"/>
             <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"

@@ -88,18 +88,7 @@ struct SystemdIntegrationTests {
           <listen>unix:path=\(socket)</listen>
           <auth>EXTERNAL</auth>
           <policy context="default">
-            <allow user="*"/>
-            <deny own="*"/>
-            <deny send_type="method_call"/>
-            <allow send_type="signal"/>
-            <allow send_requested_reply="true" send_type="method_return"/>
-            <allow send_requested_reply="true" send_type="error"/>
-            <allow receive_type="method_call"/>
-            <allow receive_type="method_return"/>
-            <allow receive_type="error"/>
-            <allow receive_type="signal"/>
-            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+            \(PrivateBus.defaultRules)
           </policy>
           <include>\(repository.appendingPathComponent("dbus/org.localauth.LocalAuthentication1.conf").path)</include>
         </busconfig>
