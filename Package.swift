@@ -16,6 +16,9 @@ let package = Package(
         // C libraries from Debian's -dev packages.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CTSS2", pkgConfig: "tss2-esys", providers: [.apt(["libtss2-dev"])]),
+        .systemLibrary(name: "CPAM", pkgConfig: "pam", providers: [.apt(["libpam0g-dev"])]),
 
         // The command-line rules of localauth and localauthd: typed option and argument rows, the parser, help layout.
         .target(name: "CommandLineKit"),
@@ -27,6 +30,9 @@ let package = Package(
         .target(name: "LocalAuthBackends", dependencies: ["LocalAuthCore", "CSodium"]),
         // The real world behind the core's protocols: atomic state files, configuration files, the system clock.
         .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore"]),
+        // The keys and sealed secrets of rights (LARight): P-256 through OpenSSL's libcrypto, sealing with
+        // the machine's TPM 2.0 (tpm2-tss) or a root-only wrapping key. Behind the core's RightVault.
+        .target(name: "LocalAuthVault", dependencies: ["LocalAuthCore", "CCrypto", "CTSS2", "CSodium"]),
         // A small Swift layer over libdbus-1, shared by the daemon and clients.
         .target(name: "LocalAuthDBus", dependencies: ["CDBus", "LocalAuthAPI"]),
         // Typed client proxies of the daemon's interfaces, built on LocalAuthAPI's declarations.
@@ -35,9 +41,9 @@ let package = Package(
         // the daemon's own start mode (docs/providers.md).
         .target(name: "LocalAuthProviders", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus"]),
         // The D-Bus API v1: Manager, Context and Simulator objects translating to the engine.
-        .target(name: "LocalAuthService", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus", "LocalAuthProviders"]),
+        .target(name: "LocalAuthService", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus", "LocalAuthProviders", "LocalAuthVault"]),
         // The daemon: options, configuration, logging, signals.
-        .executableTarget(name: "localauthd", dependencies: ["CommandLineKit", "LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus", "LocalAuthBackends"]),
+        .executableTarget(name: "localauthd", dependencies: ["CommandLineKit", "LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus", "LocalAuthBackends", "LocalAuthVault"]),
         // `import LocalAuthentication`: Apple's client API (LAContext, LAPolicy, LAError) talking to localauthd.
         .target(name: "LocalAuthentication", dependencies: ["LocalAuthAPI", "LocalAuthDBus", "LocalAuthProxies"]),
         // Apple-platform code that builds unchanged against LocalAuthentication.
@@ -49,7 +55,7 @@ let package = Package(
         // The command-line client for people and scripts, over the D-Bus API only; `provider check`
         // also reads provider descriptors as the daemon does (LocalAuthSystem, the built-in ids).
         .executableTarget(name: "localauth", dependencies: ["CommandLineKit", "LocalAuthAPI", "LocalAuthDBus", "LocalAuthProxies",
-                                                         "LocalAuthSystem", "LocalAuthBackends"]),
+                                                         "LocalAuthSystem", "LocalAuthBackends", "CPAM"]),
 
         // A provider (org.localauth.Provider1) for real fingerprint readers, through fprintd.
         .executableTarget(name: "localauth-fprintd-provider", dependencies: ["CommandLineKit", "LocalAuthBackends", "LocalAuthDBus"]),
