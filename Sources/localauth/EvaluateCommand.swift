@@ -74,19 +74,43 @@ struct EvaluateCommand: ParsableCommand {
     }
 
     func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-        let fromStdin = passcodeStdin
-        let output = global.output
         // Until the evaluation runs there is nothing to cancel; the daemon drops the context with our connection.
         Interrupts.handler = {
             Terminal.restoreEcho()
             exit(LocalAuthErrorName.userCancel.exitStatus)
         }
-        var stdinPasscode = fromStdin ? try await Secret.readStandardInput(lines: 1)[0] : []
+        var stdinPasscode = passcodeStdin ? try await Secret.readStandardInput(lines: 1)[0] : []
         defer { Secret.wipe(&stdinPasscode) }
 
         let client = try await DaemonClient.connect(global)
         defer { client.close() }
         let context = try await client.createContext(contextOptions)
+        let (policy, reason) = (policy, reason)
+        let failure = try await authenticate(global, client, context, stdinPasscode: &stdinPasscode) { () async throws(CLIError) in
+            try await client.context(context, "EvaluatePolicy", [.uint32(policy.rawValue), .string(reason)],
+                                     timeout: global.timeout ?? .seconds(86_400))
+        }
+        let output = global.output
+        guard let failure else {
+            output.result("Authenticated.", json: .object([("event", "result"), ("success", true)]))
+            return ExitStatus.success
+        }
+        guard case .authentication = failure else { throw failure }
+        if output.json {
+            output.result("", json: .object([("event", "result"), ("success", false), ("error", failure.json)]))
+        } else {
+            output.error(failure)
+        }
+        return failure.exitStatus
+    }
+
+    /// Runs `request` (EvaluatePolicy here; AuthorizeRight for `localauth rights`) on `context`
+    /// with the daemon's prompts, the terminal, our own agent and Ctrl-C; nil when it succeeded,
+    /// else why not. `stdinPasscode` (with `passcodeStdin`) is offered once, then wiped.
+    @MainActor func authenticate(_ global: GlobalOptions, _ client: DaemonClient, _ context: String, stdinPasscode: inout [UInt8],
+                      request: @escaping @Sendable () async throws(CLIError) -> Void) async throws(CLIError) -> CLIError? {
+        let fromStdin = passcodeStdin
+        let output = global.output
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let subscription = try await client.translate {
             try await client.connection.subscribe(
@@ -131,8 +155,7 @@ struct EvaluateCommand: ParsableCommand {
 
         Task {
             do throws(CLIError) {
-                try await client.context(context, "EvaluatePolicy", [.uint32(policy.rawValue), .string(reason)],
-                                         timeout: global.timeout ?? .seconds(86_400))
+                try await request()
                 continuation.yield(.finished(nil))
             } catch {
                 continuation.yield(.finished(error))
@@ -237,17 +260,7 @@ struct EvaluateCommand: ParsableCommand {
             }
         }
 
-        guard let failure = verdict ?? outcome else {
-            output.result("Authenticated.", json: .object([("event", "result"), ("success", true)]))
-            return ExitStatus.success
-        }
-        guard case .authentication = failure else { throw failure }
-        if output.json {
-            output.result("", json: .object([("event", "result"), ("success", false), ("error", failure.json)]))
-        } else {
-            output.error(failure)
-        }
-        return failure.exitStatus
+        return verdict ?? outcome
     }
 
     /// Offers the passcode; nil when it was taken (or the evaluation already ended), otherwise why not.
@@ -270,7 +283,8 @@ struct EvaluateCommand: ParsableCommand {
         }
     }
 
-    private var contextOptions: [String: DBusValue] {
+    /// CreateContext's options for this evaluation (also a right's authorization).
+    var contextOptions: [String: DBusValue] {
         // Face ID needs a usage description and the user's consent per app (localauth apps).
         var options: [String: DBusValue] = [:]
         if !usageDescription.isEmpty { options["FaceUsageDescription"] = .string(usageDescription) }
