@@ -55,7 +55,7 @@ let package = Package(
         // The command-line client for people and scripts, over the D-Bus API only; `provider check`
         // also reads provider descriptors as the daemon does (LocalAuthSystem, the built-in ids).
         .executableTarget(name: "localauth", dependencies: ["CommandLineKit", "LocalAuthAPI", "LocalAuthDBus", "LocalAuthProxies",
-                                                         "LocalAuthSystem", "LocalAuthBackends", "CPAM"]),
+                                                         "LocalAuthSystem", "LocalAuthBackends", "CPAM", "CSodium"]),
 
         // A provider (org.localauth.Provider1) for real fingerprint readers, through fprintd.
         .executableTarget(name: "localauth-fprintd-provider", dependencies: ["CommandLineKit", "LocalAuthBackends", "LocalAuthDBus"]),
