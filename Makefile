@@ -102,9 +102,13 @@ FPRINTD_PROVIDER_FILES = $(LIBEXECDIR)/localauth-fprintd-provider $(UNITDIR)/loc
 # PAM loads modules from its own multiarch directory only, whatever PREFIX is.
 PAMDIR      ?= $(or $(patsubst %,%/security,$(call pkgvar,libdir,pam)),/lib/$(or $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null),x86_64-linux-gnu)/security)
 PAMCONFIGDIR ?= /usr/share/pam-configs
+# The service that checks the login password handed to the keyring (pam/localauth-keyring); /etc/pam.d whatever PREFIX is.
+PAMSERVICEDIR ?= /etc/pam.d
 PAM_MODULE   = .build/pam/pam_localauth.so
 # The tests' stand-in for su/sudo run by another uid (real uid set, effective uid root).
 PAM_APPLICANT_DRIVER = .build/pam/pam-as-applicant
+# The tests' stand-in for pam_gnome_keyring: records the PAM_AUTHTOK it is handed.
+PAM_AUTHTOK_PROBE = .build/pam/pam_authtok_probe.so
 PAM_CFLAGS   = -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wall -Wextra -Werror -fPIC $(shell pkg-config --cflags dbus-1 libsystemd pam)
 # nodelete: libdbus keeps per-library caches that are lost if pam_end unloads it; stay loaded instead.
 PAM_LDFLAGS  = -shared -Wl,--version-script=pam/pam_localauth.map -Wl,-z,relro,-z,now,-z,nodelete -Wl,--no-undefined
@@ -152,7 +156,7 @@ locale: $(LOCALE_FILES)
 	msgfmt --check -o $@ $<
 
 ## The PAM module (C, no runtime; exports only pam_sm_*). LocalAuthPAMTests load it from here.
-pam: $(PAM_MODULE) $(PAM_APPLICANT_DRIVER)
+pam: $(PAM_MODULE) $(PAM_APPLICANT_DRIVER) $(PAM_AUTHTOK_PROBE)
 
 $(PAM_MODULE): pam/pam_localauth.c pam/localauth-api.h pam/pam_localauth.map
 	@mkdir -p $(@D)
@@ -161,6 +165,10 @@ $(PAM_MODULE): pam/pam_localauth.c pam/localauth-api.h pam/pam_localauth.map
 $(PAM_APPLICANT_DRIVER): pam/tests/pam-as-applicant.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ pam/tests/pam-as-applicant.c -lpam
+
+$(PAM_AUTHTOK_PROBE): pam/tests/pam_authtok_probe.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ pam/tests/pam_authtok_probe.c -lpam
 
 ## At most TEST_WIDTH tests at once: unbounded, Swift Testing starts every suite together, and a
 ## hundred daemons, fprintd instances and python clients starting at once on 2 cores made
@@ -230,13 +238,15 @@ uninstall: $(UNINSTALL_HOOKS)
 	elif [ -e "$(DESTDIR)$(CONFDIR)/localauthd.conf" ]; then echo "kept $(DESTDIR)$(CONFDIR)/localauthd.conf (edited)"; fi
 	@rmdir "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(CONFDIR)" 2>/dev/null || true
 
-## The PAM module and its pam-auth-update profile (not enabled: `pam-auth-update --enable localauth`).
+## The PAM module, its pam-auth-update profile (not enabled: `pam-auth-update --enable localauth`)
+## and the localauth-keyring service that checks the login password handed to the keyring.
 install-pam: pam
 	install -D -m 0644 $(PAM_MODULE) "$(DESTDIR)$(PAMDIR)/pam_localauth.so"
 	install -D -m 0644 pam/localauth.pam-config "$(DESTDIR)$(PAMCONFIGDIR)/localauth"
+	install -D -m 0644 pam/localauth-keyring "$(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring"
 
 uninstall-pam:
-	rm -f "$(DESTDIR)$(PAMDIR)/pam_localauth.so" "$(DESTDIR)$(PAMCONFIGDIR)/localauth"
+	rm -f "$(DESTDIR)$(PAMDIR)/pam_localauth.so" "$(DESTDIR)$(PAMCONFIGDIR)/localauth" "$(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring"
 
 ## The fprintd provider (providers/fprintd/): binary, units, bus policy, descriptor, polkit rule and
 ## its system user. Not enabled: add `fprintd` to `backends` in localauthd.conf (README).

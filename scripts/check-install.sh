@@ -52,6 +52,7 @@ EOF
     for po in po/*.po; do [ -e "$po" ] && lang=${po#po/} && echo "0644 usr/share/locale/${lang%.po}/LC_MESSAGES/localauthd.mo"; done
     echo "0644 ${pamdir#/}/pam_localauth.so"
     echo "0644 usr/share/pam-configs/localauth"
+    echo "0644 etc/pam.d/localauth-keyring"
     cat <<EOF
 0755 usr/libexec/localauth-fprintd-provider
 0644 ${unitdir#/}/localauth-fprintd-provider.service
