@@ -7,6 +7,12 @@
  * prompts through the PAM conversation. Failures the user can get around with a password return
  * PAM_AUTHINFO_UNAVAIL so the stack falls through to the next module.
  *
+ * After a biometric match (never after a typed passcode, never for a remote session) the login
+ * password the user stored with `localauth keyring enroll` is released by the daemon, checked with a
+ * nested PAM transaction on the service localauth-keyring and handed to the rest of the stack as
+ * PAM_AUTHTOK, so that pam_gnome_keyring (or any module using use_authtok/try_first_pass) unlocks
+ * the login keyring. A stored password the stack refuses is discarded and the user is told.
+ *
  * Single-threaded, libdbus-1 on a private connection that is always closed before returning.
  * SIGINT gets a handler only while an evaluation runs; the application's action is put back.
  */
@@ -29,6 +35,7 @@
 #include <systemd/sd-login.h>
 
 #define PAM_SM_AUTH
+#include <security/pam_appl.h>
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
@@ -44,6 +51,10 @@
 #define CANCEL_WAIT_MS 3000
 /* Poll slices, so a SIGINT that lands just before poll() is seen soon. */
 #define POLL_SLICE_MS 200
+/* The PAM service that checks a released login password (pam/localauth-keyring). This module
+ * returns PAM_IGNORE there, so that a stack including it never asks for a finger inside itself. */
+#define KEYRING_SERVICE "localauth-keyring"
+#define LA_ERROR_RIGHT_NOT_FOUND LA_ERROR_PREFIX "RightNotFound"
 
 struct options {
     unsigned policy;
@@ -51,6 +62,8 @@ struct options {
     int max_tries;
     const char *bus_address;
     bool debug;
+    /* Hand the stored login password to the stack after a match (option nokeyring: never). */
+    bool keyring;
 };
 
 /* One authentication: the connection, the context and what happened so far. */
@@ -67,6 +80,8 @@ struct session {
     /* When waiting for biometrics gives up; moved on after each passcode prompt (the user typed). */
     long long deadline;
     bool asked_passcode;
+    /* Another uid is acting as the PAM user (su, sudo -u): the user's login password is not theirs. */
+    bool foreign_applicant;
     int no_matches;
     int wrong_passcodes;
     /* PAM code decided by the module before the evaluation ended (PAM_INCOMPLETE: none yet). */
@@ -121,11 +136,13 @@ static bool parse_int(const char *text, int minimum, int maximum, int *value)
 /* Unknown or malformed arguments are logged and the defaults kept, as other PAM modules do. */
 static void parse_options(pam_handle_t *pamh, int argc, const char **argv, struct options *options)
 {
-    *options = (struct options){ .policy = POLICY_BIOMETRICS, .timeout_seconds = 10, .max_tries = 1 };
+    *options = (struct options){ .policy = POLICY_BIOMETRICS, .timeout_seconds = 10, .max_tries = 1, .keyring = true };
     for (int i = 0; i < argc; i++) {
         const char *argument = argv[i];
         if (strcmp(argument, "debug") == 0)
             options->debug = true;
+        else if (strcmp(argument, "nokeyring") == 0)
+            options->keyring = false;
         else if (strcmp(argument, "policy=biometrics") == 0)
             options->policy = POLICY_BIOMETRICS;
         else if (strcmp(argument, "policy=owner") == 0)
@@ -530,6 +547,7 @@ static int authenticate(struct session *session, const char *user, const char *s
         debug_log(options, session->pamh, "PAM_RUSER names no user: not offering biometrics");
         return PAM_AUTHINFO_UNAVAIL;
     }
+    session->foreign_applicant = named > 0 && applicant != found->pw_uid;
     DBusError error;
     dbus_error_init(&error);
     if (!create_context(session, found->pw_uid, named > 0 ? &applicant : NULL, &error)) {
@@ -594,11 +612,133 @@ static int authenticate(struct session *session, const char *user, const char *s
     return session->decided;
 }
 
+/* The nested transaction's conversation: the released password answers each hidden prompt; texts
+ * are not shown (the user hears only the outcome); a visible prompt cannot be answered. */
+static int keyring_conversation(int count, const struct pam_message **messages, struct pam_response **responses, void *password)
+{
+    if (count <= 0 || count > PAM_MAX_NUM_MSG)
+        return PAM_CONV_ERR;
+    struct pam_response *replies = calloc((size_t)count, sizeof *replies);
+    if (replies == NULL)
+        return PAM_BUF_ERR;
+    int code = PAM_SUCCESS;
+    for (int i = 0; i < count && code == PAM_SUCCESS; i++) {
+        if (messages[i]->msg_style == PAM_PROMPT_ECHO_OFF) {
+            replies[i].resp = strdup(password);
+            if (replies[i].resp == NULL)
+                code = PAM_BUF_ERR;
+        } else if (messages[i]->msg_style == PAM_PROMPT_ECHO_ON) {
+            code = PAM_CONV_ERR;
+        }
+    }
+    if (code != PAM_SUCCESS) {
+        for (int i = 0; i < count; i++) {
+            if (replies[i].resp != NULL) {
+                explicit_bzero(replies[i].resp, strlen(replies[i].resp));
+                free(replies[i].resp);
+            }
+        }
+        free(replies);
+        return code;
+    }
+    *responses = replies;
+    return PAM_SUCCESS;
+}
+
+/* Checks `password` for `user` with a transaction of its own on the localauth-keyring service
+ * (the login password as the system knows it); the PAM code pam_authenticate returned there. */
+static int check_login_password(pam_handle_t *pamh, const char *user, const char *password)
+{
+    struct pam_conv conversation = { keyring_conversation, (void *)password };
+    pam_handle_t *nested = NULL;
+    int code = pam_start(KEYRING_SERVICE, user, &conversation, &nested);
+    if (code != PAM_SUCCESS) {
+        pam_syslog(pamh, LOG_WARNING, "cannot start the %s service: %s", KEYRING_SERVICE, pam_strerror(nested, code));
+        if (nested != NULL)
+            pam_end(nested, code);
+        return code;
+    }
+    code = pam_authenticate(nested, PAM_SILENT | PAM_DISALLOW_NULL_AUTHTOK);
+    pam_end(nested, code);
+    return code;
+}
+
+/* DiscardLoginPassword on the context that released it, and the user told why the keyring stays locked. */
+static void discard_login_password(struct session *session)
+{
+    DBusError error;
+    dbus_error_init(&error);
+    if (context_call(session, "DiscardLoginPassword", &error, DBUS_TYPE_INVALID)) {
+        (void)pam_info(session->pamh, "The stored login password no longer works (was it changed?) and has been removed; "
+                                      "the login keyring stays locked. Run `localauth keyring enroll` to store the new one.");
+        pam_syslog(session->pamh, LOG_NOTICE, "the stored login password was refused by the %s service and removed", KEYRING_SERVICE);
+    } else {
+        pam_syslog(session->pamh, LOG_WARNING, "the stored login password was refused, and removing it failed: %s",
+                   error.message ? error.message : "out of memory");
+    }
+    dbus_error_free(&error);
+}
+
+/* After a biometric match: ReleaseLoginPassword on the context that matched; a password the
+ * localauth-keyring service accepts becomes PAM_AUTHTOK, one it refuses is discarded. Nothing
+ * stored (RightNotFound) is the usual case and stays quiet. Every copy is wiped. */
+static void release_login_password(struct session *session, const char *user)
+{
+    DBusMessage *message = dbus_message_new_method_call(LA_BUS_NAME, session->context, LA_CONTEXT_INTERFACE, "ReleaseLoginPassword");
+    if (message == NULL)
+        return;
+    DBusError error;
+    dbus_error_init(&error);
+    DBusMessage *reply = dbus_connection_send_with_reply_and_block(session->connection, message, CALL_TIMEOUT_MS, &error);
+    dbus_message_unref(message);
+    if (reply == NULL) {
+        if (dbus_error_has_name(&error, LA_ERROR_RIGHT_NOT_FOUND))
+            debug_log(session->options, session->pamh, "no login password stored");
+        else
+            pam_syslog(session->pamh, LOG_WARNING, "the stored login password was not released: %s",
+                       error.message ? error.message : "out of memory");
+        dbus_error_free(&error);
+        return;
+    }
+    const char *password = NULL;
+    if (!dbus_message_get_args(reply, &error, DBUS_TYPE_STRING, &password, DBUS_TYPE_INVALID) || password == NULL) {
+        pam_syslog(session->pamh, LOG_WARNING, "unexpected ReleaseLoginPassword reply: %s", error.message ? error.message : "no string");
+        dbus_error_free(&error);
+        dbus_message_unref(reply);
+        return;
+    }
+    int verdict = *password == '\0' ? PAM_AUTH_ERR : check_login_password(session->pamh, user, password);
+    if (verdict == PAM_SUCCESS) {
+        /* libpam keeps its own copy (and wipes it at pam_end). */
+        int code = pam_set_item(session->pamh, PAM_AUTHTOK, password);
+        if (code == PAM_SUCCESS)
+            debug_log(session->options, session->pamh, "the stored login password is PAM_AUTHTOK");
+        else
+            pam_syslog(session->pamh, LOG_WARNING, "cannot set PAM_AUTHTOK: %s", pam_strerror(session->pamh, code));
+    }
+    /* The copy in the reply's body: libdbus may keep freed messages in its cache. */
+    explicit_bzero((char *)password, strlen(password));
+    dbus_message_unref(reply);
+    if (verdict == PAM_AUTH_ERR)
+        discard_login_password(session);
+    else if (verdict != PAM_SUCCESS)
+        pam_syslog(session->pamh, LOG_WARNING, "the %s service could not check the stored login password (%s); it is kept",
+                   KEYRING_SERVICE, pam_strerror(session->pamh, verdict));
+}
+
 PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
     (void)flags;
     struct options options;
     parse_options(pamh, argc, argv, &options);
+    const void *service = NULL;
+    if (pam_get_item(pamh, PAM_SERVICE, &service) != PAM_SUCCESS || service == NULL)
+        service = "login";
+    if (strcmp(service, KEYRING_SERVICE) == 0) {
+        /* Checking a released login password (ours, or `localauth keyring enroll`'s): a password only. */
+        debug_log(&options, pamh, "%s: ignored", KEYRING_SERVICE);
+        return PAM_IGNORE;
+    }
     if (is_remote(pamh)) {
         debug_log(&options, pamh, "remote session: not offering biometrics");
         return PAM_AUTHINFO_UNAVAIL;
@@ -606,9 +746,6 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
     const char *user = NULL;
     if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || user == NULL || *user == '\0')
         return PAM_USER_UNKNOWN;
-    const void *service = NULL;
-    if (pam_get_item(pamh, PAM_SERVICE, &service) != PAM_SUCCESS || service == NULL)
-        service = "login";
 
     struct session session = { .pamh = pamh, .options = &options, .decided = PAM_INCOMPLETE };
     DBusError error;
@@ -627,6 +764,9 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
         dbus_error_free(&error);
     } else {
         code = authenticate(&session, user, (const char *)service);
+        /* A match, not a typed passcode, by the user themself, as root (the daemon releases only to root). */
+        if (code == PAM_SUCCESS && options.keyring && !session.asked_passcode && !session.foreign_applicant && geteuid() == 0)
+            release_login_password(&session, user);
     }
     if (session.context != NULL) {
         if (!session.evaluation_ended && session.evaluate_serial != 0)
