@@ -20,6 +20,8 @@ enum StatusCommands {
             let owner = try await check(.owner, on: context, client)
             let biometryType = BiometryType(try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
             try await client.context(context, "Invalidate")
+            // nil from a localauthd without rights.
+            let keyProtection = try? await client.keyProtection()
 
             var lines = ["localauthd \(version) on \(global.busDescription)"]
             lines.append("backends: " + backends.map { listed in
@@ -41,6 +43,7 @@ enum StatusCommands {
             lines.append("passcode: \(state.passcodeSet ? "set" : "not set")")
             lines.append("require attention: \(state.requireAttention ? "on" : "off")")
             lines += state.lockoutLines.isEmpty ? ["lockout: none"] : state.lockoutLines
+            if let keyProtection { lines.append("keys of rights: " + Self.keyProtectionWords(keyProtection)) }
             lines.append("can evaluate biometrics: " + biometrics.words)
             lines.append("can evaluate owner: " + owner.words)
             global.output.result(lines.joined(separator: "\n"), json: .object([
@@ -49,8 +52,17 @@ enum StatusCommands {
                 ("biometryType", .string(biometryType.name)),
                 ("user", state.json),
                 ("canEvaluate", .object([("biometrics", biometrics.json), ("owner", owner.json)])),
-            ]))
+            ] + (keyProtection.map { [("keyProtection", .string($0))] } ?? [])))
             return ExitStatus.success
+        }
+
+        /// How the keys and secrets of rights are sealed (the Rights object's KeyProtection).
+        static func keyProtectionWords(_ protection: String) -> String {
+            switch protection {
+            case "tpm2": "sealed with the TPM 2.0"
+            case "wrapping-key": "sealed with a root-only wrapping key (no TPM)"
+            default: TerminalSafeText.line(protection)
+            }
         }
     }
 
