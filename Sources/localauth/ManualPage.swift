@@ -39,6 +39,27 @@ enum ManualPage {
                 page += [".RS"] + command.options.flatMap(option) + [".RE"]
             }
         }
+        page += [
+            ".SH RIGHTS",
+            text("""
+                A right (Apple's LARight) is a P-256 key and an optional secret that localauthd keeps sealed and \
+                uses only after the right's requirement is met: default (biometry or the passcode), biometry, \
+                biometry-current-set (only while the enrollments are those of the moment it was saved) or passcode, \
+                or such terms joined all by “ or ” or all by “ and ”. Rights belong to the application that saved \
+                them; the rights commands act for localauth itself, so a script's rights are localauth's. Only \
+                rights list --all shows other applications' rights, and rights remove --app removes one with the passcode.
+                """),
+            ".PP",
+            text("""
+                rights secret, sign and decrypt authorize the right first, like evaluate (a touch, a face, or the \
+                passcode in the session's agent or on the terminal), then write the bytes to standard output; \
+                public-key, encrypt and verify use the public key and need no authorization. Data comes on \
+                standard input (at most 65536 bytes; a secret at most 16384), never from the command line. \
+                Binary output is refused on a terminal; secret and decrypt write to one with --force. \
+                rights protection says whether the keys are sealed with the machine's TPM 2.0 or with a \
+                root-only wrapping key.
+                """),
+        ]
         page += [".SH GLOBAL OPTIONS", text("These may come before or after the command.")]
         page += CommandTable.globalOptions.flatMap(option)
         page += [".SH EXIT STATUS", ".nf"] + ExitStatus.table.split(separator: "\n").map { escaped($0.trimmingLeadingBlanks) } + [".fi"]
@@ -55,6 +76,11 @@ enum ManualPage {
             escaped("localauth enroll fingerprint right-index-finger"),
             escaped("localauth evaluate --reason \"unlock the vault\" --policy owner"),
             escaped("localauth can-evaluate --policy biometrics --json"),
+            escaped("printf '%s' \"$TOKEN\" | localauth rights save api-token --secret-stdin"),
+            escaped("localauth rights secret api-token | deploy-tool --token-stdin"),
+            escaped("localauth rights public-key release > release.pem"),
+            escaped("localauth rights sign release < dist.tar > dist.tar.sig"),
+            escaped("openssl dgst -sha256 -verify release.pem -signature dist.tar.sig dist.tar"),
             ".fi",
             ".SH SEE ALSO",
             ".BR localauthd (8),",
