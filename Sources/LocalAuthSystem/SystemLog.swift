@@ -95,6 +95,8 @@ public struct SystemLog: AuditSink {
         case .attentionChange: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f606"
         case .administratorReset: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f607"
         case .stateError: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f608"
+        case .right: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f609"
+        case .loginPassword: "4e1a2c7b9d0f4f3e8a61b2c3d4e5f60a"
         }
     }
 }
