@@ -5,7 +5,7 @@ import LocalAuthDBus
 
 extension LocalAuthError {
     /// The D-Bus error for this outcome: `org.localauth.LocalAuthentication1.Error.<Name>` for
-    /// LAErrors, `Busy` and `NotEvaluating`; the standard names for the rest.
+    /// LAErrors, `Busy`, `NotEvaluating` and the rights' errors; the standard names for the rest.
     var dbusError: DBusError {
         switch kind {
         case .authentication(let code): DBusError(DBusError.Name(code.errorName.dbusName), message, details: details(of: code.errorName))
@@ -17,6 +17,9 @@ extension LocalAuthError {
         case .limitsExceeded: DBusError(.limitsExceeded, message)
         case .unknownContext: DBusError(.unknownObject, message)
         case .serviceFailure: DBusError(.failed, message)
+        case .rightNotFound: DBusError(DBusError.Name(LocalAuthErrorName.rightNotFound.dbusName), message)
+        case .rightNotAuthorized: DBusError(DBusError.Name(LocalAuthErrorName.rightNotAuthorized.dbusName), message)
+        case .rightInvalidated: DBusError(DBusError.Name(LocalAuthErrorName.rightInvalidated.dbusName), message)
         }
     }
 }
