@@ -22,6 +22,16 @@ struct ContextRecord: Sendable {
     /// Set by a successful evaluation; later evaluations it satisfies succeed at once.
     var earlierSuccess: EarlierSuccess?
     var evaluation: RunningEvaluation?
+    /// Rights this context authorized, with the generation each was authorized at: a replaced
+    /// right (new generation) is no longer authorized.
+    var authorizedRights: [RightKey: UInt64] = [:]
+    /// The right (or requirement) being authorized, across the evaluations of an `and` requirement.
+    var rightAuthorization: RightAuthorization?
+    /// When the last evaluation of this context ended in a biometric match (not a passcode, a
+    /// reuse or an earlier success); nil once another evaluation starts. For the login password.
+    var lastBiometricMatch: BootTime?
+    /// The stored login password was released through this context (at most once).
+    var loginPasswordReleased = false
     /// What observers last saw, so only real changes are announced.
     var published: Published
 

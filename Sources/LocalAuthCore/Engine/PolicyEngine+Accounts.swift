@@ -148,11 +148,15 @@ extension PolicyEngine {
                                             result: verifiedHash == nil ? "set" : "changed", message: verifiedHash == nil ? "Passcode set." : "Passcode changed."))
     }
 
-    /// Removes the passcode and, as on Apple devices, every biometric enrollment.
+    /// Removes the passcode and, as on Apple devices, every biometric enrollment, every right and
+    /// the stored login password.
     public func removePasscode(current: Passcode, caller: Caller) async throws(LocalAuthError) {
         remember(caller)
         let uid = caller.uid
         let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
+        // Rights that need the passcode go with it, durably before the reply (Apple: items that
+        // vanish when the passcode is removed); when that fails the passcode stays.
+        try await removeEveryRight(of: uid, client: caller.client)
         // Taken in the user's save turn: an enrollment saved while this waited for it is removed too.
         var removedProfile = UserProfile()
         try await changeProfile(of: uid, expectingPasscodeHash: verifiedHash) { profile in
@@ -261,15 +265,16 @@ extension PolicyEngine {
     }
 
     public func userState(of uid: UInt32) -> UserState {
-        userState(of: userRecord(uid))
+        userState(of: userRecord(uid), uid: uid)
     }
 
-    private func userState(of user: UserRecord) -> UserState {
+    private func userState(of user: UserRecord, uid: UInt32) -> UserState {
         let retryAfter = user.ledger.retryAfter(at: environment.clock.reading())
         return UserState(passcodeSet: user.profile.hasPasscode, enrollments: user.profile.enrollments,
                          biometryFailures: user.ledger.biometryFailures, biometryLockedOut: user.ledger.biometryLockedOut,
                          passcodeFailures: user.ledger.passcodeFailures, passcodeRetryAfter: retryAfter,
-                         passcodeLockedOut: user.ledger.passcodeLockedOut, requireAttention: user.profile.requireAttention)
+                         passcodeLockedOut: user.ledger.passcodeLockedOut, requireAttention: user.profile.requireAttention,
+                         loginPasswordStored: loginPasswordStored(uid))
     }
 
     /// Changes a loaded user's record in place and announces a change to the observer
@@ -285,7 +290,7 @@ extension PolicyEngine {
         let after = users.values[index]
         guard after != before else { return value }
         if after.profile != before.profile { domainStates[uid] = nil }
-        environment.observer?.userStateChanged(uid, userState(of: after))
+        environment.observer?.userStateChanged(uid, userState(of: after, uid: uid))
         return value
     }
 

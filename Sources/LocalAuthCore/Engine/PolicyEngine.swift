@@ -38,12 +38,20 @@ public actor PolicyEngine {
         /// The sentences agents are sent, in their languages; English only unless the embedder
         /// loads translations.
         public var messages = MessageCatalog()
+        /// Seals rights' secrets and private keys and uses the keys; a failure (the TPM that sealed
+        /// the wrapping key is gone, …) leaves rights unavailable: every rights call fails with its message.
+        public var vault: Result<any RightVault, RightVaultError>
+        /// Where rights are saved; nil: rights are unavailable (every rights call says so).
+        public var rightStore: (any RightStore)?
 
         public init(clock: any WallClock, store: any StateStore, passcodeHasher: (any PasscodeHasher)?,
                     domainStateHasher: any DomainStateHasher, audit: any AuditSink, observer: (any EngineObserver)? = nil,
                     sessions: (any SessionDirectory)? = nil, authorizer: (any Authorizer)? = nil,
                     sessionLookup: (any SessionLookup)? = nil, agentObserver: (any AgentObserver)? = nil,
-                    consentStore: (any ConsentStore)? = nil, cookies: any CookieSource = SystemCookieSource()) {
+                    consentStore: (any ConsentStore)? = nil, cookies: any CookieSource = SystemCookieSource(),
+                    vault: Result<any RightVault, RightVaultError> = .failure(Self.noVault), rightStore: (any RightStore)? = nil) {
+            self.vault = vault
+            self.rightStore = rightStore
             self.clock = clock
             self.store = store
             self.passcodeHasher = passcodeHasher
@@ -57,6 +65,9 @@ public actor PolicyEngine {
             self.consentStore = consentStore
             self.cookies = cookies
         }
+
+        /// The vault of an embedder that gives none.
+        public static let noVault = RightVaultError(.sealingUnavailable, "Rights are not available: the service was started without a key vault.")
     }
 
     /// Invalidated contexts remembered per client (to answer invalidContext); older ones are forgotten.
@@ -123,6 +134,12 @@ public actor PolicyEngine {
     /// Users whose profile or face decisions are being saved, with the changes waiting their turn
     /// (``beginSaveTurn(of:)``).
     var saveTurns: [UInt32: [CheckedContinuation<Void, Never>]] = [:]
+    /// Saved rights of the users loaded so far (PolicyEngine+Rights.swift); a user whose file could
+    /// not be read has the reason instead, and no rights until the daemon can read it.
+    var rightBooks: [UInt32: Result<UserRights, LocalAuthError>] = [:]
+    /// Per user: saves and removals of rights, and key and secret operations, within their limits.
+    var rightChangeLimiters: [UInt32: RightOperationLimiter] = [:]
+    var rightOperationLimiters: [UInt32: RightOperationLimiter] = [:]
 
     /// Where the engine runs (``unownedExecutor``).
     private nonisolated let executor: any SerialExecutor
@@ -455,12 +472,13 @@ public actor PolicyEngine {
         do throws(LocalAuthError) {
             record = try ownedContext(id, caller: caller)
             try ContextOptions.validateText(reason, name: "localized reason", allowEmpty: false)
-            guard record.evaluation == nil else {
+            guard record.evaluation == nil, record.rightAuthorization == nil else {
                 throw LocalAuthError(.busy, "This context is already evaluating a policy; wait for it to end or cancel it.")
             }
             guard !isShutDown else {
                 throw LocalAuthError(.systemCancel, "The authentication service is shutting down.")
             }
+            contexts[id]?.lastBiometricMatch = nil
             if let refusal = refusal(of: policy, for: userRecord(record.user), applicant: record.foreignApplicant) ?? faceRefusal(of: policy, record) { throw refusal }
             try requireSavedLedger(of: record.user)
         } catch {
@@ -496,13 +514,23 @@ public actor PolicyEngine {
             return
         }
 
+        startInteractive(policy, passcodeOnly: false, reason: reason, record: record, reply: reply)
+    }
+
+    /// Starts an evaluation that asks the user (no reuse, no earlier success): of `policy`, or of
+    /// the passcode alone (`passcodeOnly`, with policy 2). The caller has checked the refusals.
+    func startInteractive(_ policy: LAPolicy, passcodeOnly: Bool, reason: String, record: ContextRecord,
+                          reply: @escaping @Sendable (EvaluationResult) -> Void) {
+        let id = record.id
+        let user = userRecord(record.user)
         lastSerial += 1
-        let plan = planSheet(record, usable: user.ledger.isBiometryLockedOut(for: record.foreignApplicant) ? [] : usableSensors(for: user.profile))
+        let sensors = passcodeOnly || user.ledger.isBiometryLockedOut(for: record.foreignApplicant) ? [] : usableSensors(for: user.profile)
+        let plan = planSheet(record, usable: sensors)
         let usable = plan.usable
         let limits = Dictionary(uniqueKeysWithValues: BiometricModality.allCases.map { ($0, configuration.attemptsPerEvaluation($0)) })
         let (machine, action) = Evaluation.start(kind: policy.kind, usable: usable, attemptLimits: limits)
         let timeout = configuration.evaluationTimeout
-        let deadline = timeout > 0 ? now.uptime.advanced(by: timeout) : nil
+        let deadline = timeout > 0 ? environment.clock.uptime().advanced(by: timeout) : nil
         contexts[id]?.evaluation = RunningEvaluation(
             machine: machine, policy: policy, reason: reason, serial: lastSerial, reply: reply)
         evaluationDeadlines[id] = deadline
@@ -548,7 +576,10 @@ public actor PolicyEngine {
         dirty.insert(id)
         if case .success(let success) = result {
             let state = domainState(of: record.user)
-            if case .biometricMatch = success { contexts[id]?.domainState = state }
+            if case .biometricMatch = success {
+                contexts[id]?.domainState = state
+                contexts[id]?.lastBiometricMatch = environment.clock.uptime()
+            }
             contexts[id]?.earlierSuccess = EarlierSuccess(success: success, domainState: state)
         }
         audit(result, policy: evaluation.policy, user: record.user, client: record.owner)

@@ -21,6 +21,8 @@ public struct UserState: Sendable, Hashable {
     public var passcodeRetryAfter: UnixTime?
     public var passcodeLockedOut: Bool
     public var requireAttention: Bool
+    /// A login password is stored for the login keyring (GetUserState's LoginPasswordStored).
+    public var loginPasswordStored: Bool
 }
 
 /// One backend as `Backends` reports it.

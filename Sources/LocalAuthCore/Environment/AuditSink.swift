@@ -16,6 +16,10 @@ public struct AuditEntry: Sendable, Hashable, CustomStringConvertible {
         case administratorReset = "administrator-reset"
         /// State could not be read or written; the engine failed closed.
         case stateError = "state-error"
+        /// A right saved, removed, authorized or used (never its data).
+        case right
+        /// The stored login password stored, released, discarded or removed (never the password).
+        case loginPassword = "login-password"
     }
 
     public enum Severity: Int, Sendable, Hashable, Comparable {

@@ -20,6 +20,12 @@ public struct LocalAuthError: Error, Sendable, Hashable, CustomStringConvertible
         case unknownContext
         /// The service could not complete the request (state could not be saved, hashing failed).
         case serviceFailure
+        /// No such right for this user and application (also when it is another's: nothing is revealed).
+        case rightNotFound
+        /// The right exists but this context has not authorized it (or the authorization ended).
+        case rightNotAuthorized
+        /// A `biometry-current-set` right whose enrollments changed since it was saved.
+        case rightInvalidated
     }
 
     public let kind: Kind
