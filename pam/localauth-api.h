@@ -8,6 +8,8 @@
 #define LA_MANAGER_PATH "/org/localauth/LocalAuthentication1"
 #define LA_MANAGER_INTERFACE "org.localauth.LocalAuthentication1.Manager"
 #define LA_CONTEXT_INTERFACE "org.localauth.LocalAuthentication1.Context"
+#define LA_RIGHTS_PATH "/org/localauth/LocalAuthentication1/rights"
+#define LA_RIGHTS_INTERFACE "org.localauth.LocalAuthentication1.Rights"
 
 /* Error names, and the LAError code each carries. */
 #define LA_ERROR_PREFIX "org.localauth.LocalAuthentication1.Error."
@@ -39,6 +41,9 @@
 #define LA_ERROR_PASSCODE_LOCKOUT_CODE (-9001)
 #define LA_ERROR_BUSY "org.localauth.LocalAuthentication1.Error.Busy"
 #define LA_ERROR_NOT_EVALUATING "org.localauth.LocalAuthentication1.Error.NotEvaluating"
+#define LA_ERROR_RIGHT_NOT_FOUND "org.localauth.LocalAuthentication1.Error.RightNotFound"
+#define LA_ERROR_RIGHT_NOT_AUTHORIZED "org.localauth.LocalAuthentication1.Error.RightNotAuthorized"
+#define LA_ERROR_RIGHT_INVALIDATED "org.localauth.LocalAuthentication1.Error.RightInvalidated"
 
 #endif
 

@@ -8,9 +8,12 @@ public enum LocalAuthBusNames {
     /// Contexts are `<contextRoot>/<n>`, n > 0.
     public static let contextRoot = "/org/localauth/LocalAuthentication1/context"
     public static let simulatorPath = "/org/localauth/LocalAuthentication1/simulator"
+    /// The user's saved rights (``LocalAuthInterface/rights``).
+    public static let rightsPath = "/org/localauth/LocalAuthentication1/rights"
     public static let managerInterface = "org.localauth.LocalAuthentication1.Manager"
     public static let contextInterface = "org.localauth.LocalAuthentication1.Context"
     public static let simulatorInterface = "org.localauth.LocalAuthentication1.Simulator"
+    public static let rightsInterface = "org.localauth.LocalAuthentication1.Rights"
     /// Served by each agent at ``agentPath`` on its own connection; the daemon calls it.
     public static let agentInterface = "org.localauth.LocalAuthentication1.Agent"
     public static let agentPath = "/org/localauth/LocalAuthentication1/Agent"

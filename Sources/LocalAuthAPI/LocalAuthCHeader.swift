@@ -15,6 +15,8 @@ public enum LocalAuthCHeader {
             define("LA_MANAGER_PATH", LocalAuthBusNames.managerPath),
             define("LA_MANAGER_INTERFACE", LocalAuthBusNames.managerInterface),
             define("LA_CONTEXT_INTERFACE", LocalAuthBusNames.contextInterface),
+            define("LA_RIGHTS_PATH", LocalAuthBusNames.rightsPath),
+            define("LA_RIGHTS_INTERFACE", LocalAuthBusNames.rightsInterface),
             "",
             "/* Error names, and the LAError code each carries. */",
             define("LA_ERROR_PREFIX", LocalAuthBusNames.errorPrefix),

@@ -21,6 +21,13 @@ public enum LocalAuthErrorName: String, CaseIterable, Sendable {
     case busy = "Busy"
     /// A button or passcode for a context that is not asking for one; not an LAError.
     case notEvaluating = "NotEvaluating"
+    /// No such right for the caller's user and application (also when another app or user has
+    /// one by that identifier: nothing is revealed); not an LAError.
+    case rightNotFound = "RightNotFound"
+    /// The right exists but the context has not authorized it (or its authorization ended); not an LAError.
+    case rightNotAuthorized = "RightNotAuthorized"
+    /// A `biometry-current-set` right whose enrollments changed since it was saved; not an LAError.
+    case rightInvalidated = "RightInvalidated"
 
     /// The full D-Bus error name, `org.localauth.LocalAuthentication1.Error.BiometryLockout`.
     public var dbusName: String { LocalAuthBusNames.errorPrefix + rawValue }
@@ -38,7 +45,7 @@ public enum LocalAuthErrorName: String, CaseIterable, Sendable {
     }
 
     /// Apple's `LAError.Code` raw value this error carries (`passcodeLockout`, -9001, is this
-    /// project's extension), or nil for `Busy` and `NotEvaluating`, which are not LAErrors.
+    /// project's extension), or nil for `Busy`, `NotEvaluating` and the rights' errors, which are not LAErrors.
     public var laErrorCode: Int? {
         switch self {
         case .authenticationFailed: -1
@@ -54,7 +61,7 @@ public enum LocalAuthErrorName: String, CaseIterable, Sendable {
         case .companionNotAvailable: -11
         case .notInteractive: -1004
         case .passcodeLockout: -9001
-        case .busy, .notEvaluating: nil
+        case .busy, .notEvaluating, .rightNotFound, .rightNotAuthorized, .rightInvalidated: nil
         }
     }
 

@@ -3,7 +3,8 @@
 /// are checked against these declarations (a table row per member), its introspection is rendered
 /// from them, clients' proxies call through them, and ContractTests compares them with `dbus/*.xml`.
 /// Error names are ``LocalAuthErrorName``; `a{sv}` keys are ``LocalAuthUserStateKey``,
-/// ``LocalAuthContextOption`` and ``LocalAuthBackendDetailKey``.
+/// ``LocalAuthContextOption``, ``LocalAuthBackendDetailKey``, ``LocalAuthRightKey``,
+/// ``LocalAuthExchangeKeysParameter`` and ``LocalAuthRequirementOption``.
 public enum LocalAuthInterface {
     /// `Manager.Version`.
     public static let version = "1.0.0"
@@ -51,6 +52,18 @@ public enum LocalAuthInterface {
             M("Fallback"),
             M("Cancel"),
             M("Invalidate"),
+            M("AuthorizeRight", in: [A("identifier", "s"), A("localizedReason", "s")]),
+            M("CheckCanAuthorizeRight", in: [A("identifier", "s")]),
+            M("DeauthorizeRight", in: [A("identifier", "s")]),
+            M("EvaluateRequirement", in: [A("requirement", "s"), A("localizedReason", "s"), A("options", "a{sv}")]),
+            M("CanEvaluateRequirement", in: [A("requirement", "s"), A("options", "a{sv}")]),
+            M("LoadSecret", in: [A("identifier", "s")], out: [A("secret", "ay")]),
+            M("Sign", in: [A("identifier", "s"), A("algorithm", "s"), A("data", "ay")], out: [A("signature", "ay")]),
+            M("Decrypt", in: [A("identifier", "s"), A("algorithm", "s"), A("ciphertext", "ay")], out: [A("plaintext", "ay")]),
+            M("ExchangeKeys", in: [A("identifier", "s"), A("public_key", "ay"), A("algorithm", "s"), A("parameters", "a{sv}")],
+              out: [A("shared", "ay")]),
+            M("ReleaseLoginPassword", out: [A("password", "s")]),
+            M("DiscardLoginPassword"),
         ],
         signals: [S("Prompt", [A("kind", "s"), A("message", "s")])],
         properties: [
@@ -62,6 +75,27 @@ public enum LocalAuthInterface {
             P("EvaluatedPolicyDomainState", "ay", changes: .emits),
             P("State", "s", changes: .emits),
         ])
+
+    /// Served by localauthd at ``LocalAuthBusNames/rightsPath``: the caller's saved rights (keys
+    /// and secrets that need an authentication to use, Apple's `LARightStore`). A right's `a{sv}`
+    /// keys are ``LocalAuthRightKey``; algorithms are `RightKeyAlgorithm` raw values.
+    public static let rights = DBusInterfaceDescription(
+        name: LocalAuthBusNames.rightsInterface,
+        methods: [
+            M("SaveRight", in: [A("identifier", "s"), A("requirement", "s"), A("secret", "ay"), A("options", "a{sv}")],
+              out: [A("right", "a{sv}")]),
+            M("GetRight", in: [A("identifier", "s")], out: [A("right", "a{sv}")]),
+            M("ListRights", in: [A("all_applications", "b")], out: [A("rights", "a(ss)")]),
+            M("RemoveRight", in: [A("identifier", "s")]),
+            M("RemoveAllRights"),
+            M("RemoveApplicationRight", in: [A("application", "s"), A("identifier", "s"), A("passcode", "s", secret: true)]),
+            M("Encrypt", in: [A("public_key", "ay"), A("algorithm", "s"), A("plaintext", "ay")], out: [A("ciphertext", "ay")]),
+            M("Verify", in: [A("public_key", "ay"), A("algorithm", "s"), A("signed_data", "ay"), A("signature", "ay")],
+              out: [A("valid", "b")]),
+            M("StoreLoginPassword", in: [A("password", "s", secret: true)]),
+            M("RemoveLoginPassword"),
+        ],
+        properties: [P("KeyProtection", "s", changes: .const)])
 
     /// Served by localauthd at ``LocalAuthBusNames/simulatorPath``.
     public static let simulator = DBusInterfaceDescription(
@@ -110,5 +144,5 @@ public enum LocalAuthInterface {
         ])
 
     /// Every interface, for the contract test and generators.
-    public static let all = [manager, context, simulator, agent, providerHost, provider]
+    public static let all = [manager, context, rights, simulator, agent, providerHost, provider]
 }

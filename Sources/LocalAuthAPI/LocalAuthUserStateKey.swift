@@ -12,11 +12,13 @@ public enum LocalAuthUserStateKey: String, CaseIterable, Sendable {
     case passcodeRetryAfter = "PasscodeRetryAfter"
     case passcodeLockedOut = "PasscodeLockedOut"
     case requireAttention = "RequireAttention"
+    /// Whether a login password is stored for the login keyring (`Rights.StoreLoginPassword`).
+    case loginPasswordStored = "LoginPasswordStored"
 
     /// The D-Bus signature of the key's value.
     public var signature: String {
         switch self {
-        case .passcodeSet, .biometryLockedOut, .passcodeLockedOut, .requireAttention: "b"
+        case .passcodeSet, .biometryLockedOut, .passcodeLockedOut, .requireAttention, .loginPasswordStored: "b"
         case .enrollments: "a(ss)"
         case .biometryFailures, .passcodeFailures: "u"
         case .passcodeRetryAfter: "t"

@@ -8,6 +8,9 @@ import LocalAuthSystem
 enum BusAccess: Sendable, Hashable {
     /// Any caller; what it may do with its own user's data is the engine's rule.
     case anyone
+    /// A caller whose app identity the daemon could read (sandboxed or not): rights belong to an
+    /// application, so an unidentified caller has none.
+    case identifiedApp
     /// A caller whose app identity the daemon could read and that runs in no sandbox (Flatpak,
     /// Snap): the rows that take the user's passcode, and registering an agent. Refused before the
     /// handler runs, so a sandboxed app cannot burn the user's passcode tries.
@@ -40,6 +43,8 @@ struct AccessStage: Sendable {
             return
         case .unconfinedApp:
             throw Self.appRefusal(bus.app)
+        case .identifiedApp:
+            throw Self.unidentifiedRefusal(bus.app)
         case .simulator:
             try await engine.authorize(.useSimulator, caller: bus.caller)
         case .privileged(let action):
@@ -54,11 +59,20 @@ struct AccessStage: Sendable {
             return true
         case .unconfinedApp:
             return (try? bus.app.get())?.isSandboxed == false
+        case .identifiedApp:
+            return (try? bus.app.get()) != nil
         case .simulator:
             return bus.credentials.uid == daemonUser || simulatorGroup.map(bus.credentials.groups.contains) == true
         case .privileged:
             return false
         }
+    }
+
+    /// Why a caller is refused ``BusAccess/identifiedApp``.
+    static func unidentifiedRefusal(_ app: Result<AppIdentity, ProcessIdentity.Unknown>) -> LocalAuthError {
+        let reason = if case .failure(let unknown) = app { " (\(unknown))" } else { "" }
+        return LocalAuthError(.accessDenied, "The service could not tell which app is calling\(reason); rights belong to an app, "
+                              + "so it has none. Call from a process whose executable the service can read.")
     }
 
     /// Why an app is refused ``BusAccess/unconfinedApp``.

@@ -4,8 +4,8 @@ import LocalAuthDBus
 import LocalAuthProviders
 import LocalAuthSystem
 
-/// The exported objects and the bus name: started, it registers the manager, context, simulator
-/// and provider-host objects, follows clients leaving the bus, and takes the bus name, after
+/// The exported objects and the bus name: started, it registers the manager, context, rights,
+/// simulator and provider-host objects, follows clients leaving the bus, and takes the bus name, after
 /// which clients can call. Nothing to shut down: closing the connection releases the name.
 struct BusObjectsUnit: DaemonUnit {
     let name = "bus objects"
@@ -20,15 +20,17 @@ struct BusObjectsUnit: DaemonUnit {
     let rows: BusTable
     let manager: ManagerObject
     let context: ContextObject
+    let rights: RightsObject
     let simulator: SimulatorObject
     let providerHost: ProviderHostObject
 
     func start() async throws(Daemon.StartError) {
         do {
             try connection.register(path: LocalAuthBusNames.managerPath, table: manager.table(rows),
-                                    children: ["context", "providers", "simulator"])
+                                    children: ["context", "providers", "rights", "simulator"])
             try connection.register(path: LocalAuthBusNames.contextRoot, subtree: true,
                                     table: context.table(rows)) { call throws(DBusError) in _ = try ContextObject.id(call) }
+            try connection.register(path: LocalAuthBusNames.rightsPath, table: rights.table(rows))
             try connection.register(path: LocalAuthBusNames.simulatorPath, table: simulator.table(rows))
             try connection.register(path: LocalAuthBusNames.providerHostPath, table: providerHost.table, admit: providerHost.admit)
             let (engine, directory, observer, enrollments) = (self.engine, self.directory, self.observer, self.enrollments)

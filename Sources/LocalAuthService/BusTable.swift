@@ -33,9 +33,10 @@ struct BusTable: Sendable {
     }
 
     /// A row that is synchronous engine work, for a caller the stage admits without asking
-    /// (``BusAccess/anyone``, ``BusAccess/contextOwner``): answered as ``answer(_:needs:_:)`` does.
+    /// (``BusAccess/anyone``, ``BusAccess/contextOwner``, ``BusAccess/identifiedApp``): answered as
+    /// ``answer(_:needs:_:)`` does.
     func engineMethod(_ name: String, needs access: BusAccess, _ decode: @escaping EngineDecode) -> DBusVTable.Method {
-        precondition(access == .anyone || access == .contextOwner, "\(name): an engine row cannot wait for an authorization")
+        precondition([.anyone, .contextOwner, .identifiedApp].contains(access), "\(name): an engine row cannot wait for an authorization")
         return DBusVTable.Method(name) { [self] call throws(DBusError) in
             var arguments = call.reader
             let body = try decode(call, &arguments)
@@ -43,18 +44,18 @@ struct BusTable: Sendable {
         }
     }
 
-    /// Answers `call` with `body`: at once where it was read when ``inline(_:_:)`` can, otherwise
+    /// Answers `call` with `body`: at once where it was read when ``inline(_:needs:_:)`` can, otherwise
     /// queued like a ``method(_:needs:_:)`` row's body and run in the engine from the sender's task.
     func answer(_ call: DBusMethodCall, needs access: BusAccess, _ body: @escaping EngineBody) throws(DBusError) -> DBusMethodReply {
-        try inline(call, body) ?? respond(call, needs: access, onEngine(body))
+        try inline(call, needs: access, body) ?? respond(call, needs: access, onEngine(body))
     }
 
     /// Runs `body` at once, in the engine's isolation, when the sender's queue is idle and its
-    /// identity known: no task, no hop, and still in the sender's order. nil, and `body` not run,
-    /// otherwise. Only for the connection whose loop is the engine's executor (the daemon's), from
+    /// identity known and the stage grants `access` without asking: no task, no hop, and still in
+    /// the sender's order. nil, and `body` not run, otherwise. Only for the connection whose loop is the engine's executor (the daemon's), from
     /// one of its method handlers: libdbus calls those between jobs, never inside the engine.
-    private func inline(_ call: DBusMethodCall, _ body: EngineBody) throws(DBusError) -> DBusMethodReply? {
-        guard let caller = immediateCaller(call, needs: .anyone) else { return nil }
+    private func inline(_ call: DBusMethodCall, needs access: BusAccess, _ body: EngineBody) throws(DBusError) -> DBusMethodReply? {
+        guard let caller = immediateCaller(call, needs: access) else { return nil }
         do {
             guard let values = try stage.engine.assumeIsolated({ engine in try body(engine, caller) }) else { return .deferred }
             return .values(values)

@@ -65,6 +65,99 @@ struct ContextObject: Sendable {
             plain("Fallback") { try $0.fallback(context: $1, caller: $2) },
             plain("Cancel") { try $0.cancel(context: $1, caller: $2) },
             plain("Invalidate") { try $0.invalidate(context: $1, caller: $2) },
+            rows.engineMethod("AuthorizeRight", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let identifier = try arguments.string()
+                let reason = try arguments.string()
+                let reply = call.reply
+                return { engine, bus in
+                    engine.beginRightAuthorization(identifier, reason: reason, context: id, caller: bus.caller.client) { Self.answer(reply, $0) }
+                    return nil
+                }
+            },
+            rows.engineMethod("CheckCanAuthorizeRight", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let identifier = try arguments.string()
+                return { engine, bus in
+                    try engine.checkCanAuthorizeRight(identifier, context: id, caller: bus.caller.client)
+                    return []
+                }
+            },
+            rows.engineMethod("DeauthorizeRight", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let identifier = try arguments.string()
+                return { engine, bus in
+                    try engine.deauthorizeRight(identifier, context: id, caller: bus.caller.client)
+                    return []
+                }
+            },
+            rows.engineMethod("EvaluateRequirement", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let requirement = try arguments.string()
+                let reason = try arguments.string()
+                let domainState = try Self.domainState(try arguments.vardict())
+                let reply = call.reply
+                return { engine, bus in
+                    engine.beginRequirementEvaluation(requirement, domainState: domainState, reason: reason, context: id,
+                                                      caller: bus.caller.client) { Self.answer(reply, $0) }
+                    return nil
+                }
+            },
+            rows.engineMethod("CanEvaluateRequirement", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let requirement = try arguments.string()
+                let domainState = try Self.domainState(try arguments.vardict())
+                return { engine, bus in
+                    try engine.canEvaluateRequirement(requirement, domainState: domainState, context: id, caller: bus.caller.client)
+                    return []
+                }
+            },
+            rows.engineMethod("LoadSecret", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let identifier = try arguments.string()
+                return { engine, bus in [Self.bytes(try engine.loadSecret(identifier, context: id, caller: bus.caller.client))] }
+            },
+            rows.engineMethod("Sign", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let identifier = try arguments.string()
+                let algorithm = try arguments.string()
+                let data = try arguments.bytes()
+                return { engine, bus in [.bytes(try engine.sign(identifier, algorithm: algorithm, data: data, context: id, caller: bus.caller.client))] }
+            },
+            rows.engineMethod("Decrypt", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let identifier = try arguments.string()
+                let algorithm = try arguments.string()
+                let ciphertext = try arguments.bytes()
+                return { engine, bus in
+                    [Self.bytes(try engine.decrypt(identifier, algorithm: algorithm, ciphertext: ciphertext, context: id, caller: bus.caller.client))]
+                }
+            },
+            rows.engineMethod("ExchangeKeys", needs: .contextOwner) { call, arguments throws(DBusError) in
+                let id = try Self.id(call)
+                let identifier = try arguments.string()
+                let peer = try arguments.bytes()
+                let algorithm = try arguments.string()
+                let parameters = try Self.exchangeParameters(try arguments.vardict())
+                return { engine, bus in
+                    [Self.bytes(try engine.exchangeKeys(identifier, peerPublicKey: peer, algorithm: algorithm, requestedSize: parameters.requestedSize,
+                                                        sharedInfo: parameters.sharedInfo, context: id, caller: bus.caller.client))]
+                }
+            },
+            rows.engineMethod("ReleaseLoginPassword", needs: .contextOwner) { call, _ throws(DBusError) in
+                let id = try Self.id(call)
+                return { engine, bus in
+                    let password = try engine.releaseLoginPassword(context: id, caller: bus.caller.client)
+                    return [.secret(password.withBytes { DBusSecret(copying: $0) })]
+                }
+            },
+            rows.method("DiscardLoginPassword", needs: .contextOwner) { call, _ throws(DBusError) in
+                let id = try Self.id(call)
+                return { bus in
+                    try await engine.discardLoginPassword(context: id, caller: bus.caller.client)
+                    return []
+                }
+            },
         ], properties: rows.properties(needs: .contextOwner) { call, bus in
             Self.properties(of: try await engine.snapshot(of: try Self.id(call), caller: bus.caller.client))
         }, writers: [
@@ -102,6 +195,56 @@ struct ContextObject: Sendable {
         }
         if before?.state != snapshot.state { values["State"] = .string(snapshot.state.rawValue) }
         return values
+    }
+
+    /// Replies to a call answered when an authorization or requirement evaluation ends.
+    static func answer(_ reply: DBusPendingReply, _ result: Result<Void, LocalAuthError>) {
+        switch result {
+        case .success: reply.send([])
+        case .failure(let error): reply.fail(error.dbusError)
+        }
+    }
+
+    /// Secret bytes (a right's secret, a plaintext, a shared secret) as an `ay` reply value.
+    static func bytes(_ secret: SecretBytes) -> DBusValue {
+        .bytes(secret.withBytes { Array($0) })
+    }
+
+    /// The `DomainState` of EvaluateRequirement's and CanEvaluateRequirement's options (``LocalAuthRequirementOption``).
+    static func domainState(_ options: [String: DBusValue]) throws(DBusError) -> [UInt8]? {
+        var domainState: [UInt8]?
+        for (key, value) in options {
+            guard let option = LocalAuthRequirementOption(rawValue: key) else {
+                throw .invalidArgs("Unknown option \"\(key)\"; known: \(LocalAuthRequirementOption.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            guard value.signature == option.signature, let bytes = value.bytes else {
+                throw .invalidArgs("Option \(key) must be of type \(option.signature), not \(value.signature).")
+            }
+            switch option {
+            case .domainState: domainState = bytes
+            }
+        }
+        return domainState
+    }
+
+    /// ExchangeKeys's parameters (``LocalAuthExchangeKeysParameter``): RequestedSize 0 when absent
+    /// (the raw algorithms take none; the engine refuses a KDF algorithm without it).
+    static func exchangeParameters(_ parameters: [String: DBusValue]) throws(DBusError) -> (requestedSize: Int, sharedInfo: [UInt8]) {
+        var result = (requestedSize: 0, sharedInfo: [UInt8]())
+        for (key, value) in parameters {
+            guard let parameter = LocalAuthExchangeKeysParameter(rawValue: key) else {
+                throw .invalidArgs("Unknown parameter \"\(key)\"; known: \(LocalAuthExchangeKeysParameter.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            guard value.signature == parameter.signature else {
+                throw .invalidArgs("Parameter \(key) must be of type \(parameter.signature), not \(value.signature).")
+            }
+            switch (parameter, value) {
+            case (.requestedSize, .uint32(let size)): result.requestedSize = Int(size)
+            case (.sharedInfo, let value): result.sharedInfo = value.bytes ?? []
+            default: throw .invalidArgs("Parameter \(key) must be of type \(parameter.signature).")
+            }
+        }
+        return result
     }
 
     static func policy(_ raw: UInt32) throws(DBusError) -> LAPolicy {

@@ -159,6 +159,7 @@ public final class Daemon: Sendable {
             rows: rows,
             manager: ManagerObject(engine: engine, observer: observer, enrollments: enrollments),
             context: ContextObject(engine: engine),
+            rights: RightsObject(engine: engine),
             simulator: SimulatorObject(engine: engine, queue: queue, sensors: made.simulators, observer: observer),
             providerHost: ProviderHostObject(backends: providers, log: log))
         let status: @Sendable () async -> String = { await Self.status(of: engine) }

@@ -231,6 +231,7 @@ struct ManagerObject: Sendable {
             case .passcodeRetryAfter: .uint64(state.passcodeRetryAfter.map { UInt64($0.seconds.rounded(.up)) } ?? 0)
             case .passcodeLockedOut: .bool(state.passcodeLockedOut)
             case .requireAttention: .bool(state.requireAttention)
+            case .loginPasswordStored: .bool(state.loginPasswordStored)
             }
         }
         return .vardict(values)

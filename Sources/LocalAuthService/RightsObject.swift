@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+import LocalAuthCore
+import LocalAuthDBus
+
+/// `/org/localauth/LocalAuthentication1/rights`, interface `…Rights`: the caller's saved rights
+/// (Apple's `LARightStore`), public-key operations and the login keyring's stored password.
+/// Translates only: the caller's application identity comes from the bus (``BusCaller/app``);
+/// access is the table's ``AccessStage``; every other rule is the engine's.
+struct RightsObject: Sendable {
+    let engine: PolicyEngine
+
+    /// The Rights table: one row per member of ``LocalAuthInterface/rights``.
+    func table(_ rows: BusTable) -> DBusVTable {
+        let engine = self.engine
+        return DBusVTable(LocalAuthInterface.rights, methods: [
+            rows.method("SaveRight", needs: .identifiedApp) { _, arguments throws(DBusError) in
+                let identifier = try arguments.string()
+                let requirement = try arguments.string()
+                let secret = try Self.secret(&arguments)
+                try Self.noOptions(try arguments.vardict(), of: "SaveRight")
+                return { bus in
+                    let info = try await engine.saveRight(identifier, requirement: requirement, secret: secret, app: Self.app(bus), caller: bus.caller)
+                    return [Self.encode(info)]
+                }
+            },
+            rows.engineMethod("GetRight", needs: .identifiedApp) { _, arguments throws(DBusError) in
+                let identifier = try arguments.string()
+                return { engine, bus in [Self.encode(try engine.right(identifier, app: Self.app(bus), caller: bus.caller))] }
+            },
+            DBusVTable.Method("ListRights") { call throws(DBusError) in
+                var arguments = call.reader
+                let allApplications = try arguments.bool()
+                let body: BusTable.EngineBody = { engine, bus in
+                    let rights = try engine.rights(app: Self.app(bus), allApplications: allApplications, caller: bus.caller)
+                    return [.array(elementSignature: "(ss)", rights.map { .structure([.string($0.application), .string($0.identifier)]) })]
+                }
+                // Every application's rights: only for a caller outside any sandbox.
+                return try rows.answer(call, needs: allApplications ? .unconfinedApp : .identifiedApp, body)
+            },
+            rows.method("RemoveRight", needs: .identifiedApp) { _, arguments throws(DBusError) in
+                let identifier = try arguments.string()
+                return { bus in
+                    try await engine.removeRight(identifier, app: Self.app(bus), caller: bus.caller)
+                    return []
+                }
+            },
+            rows.method("RemoveAllRights", needs: .identifiedApp) { _, _ in
+                { bus in
+                    try await engine.removeAllRights(app: Self.app(bus), caller: bus.caller)
+                    return []
+                }
+            },
+            rows.method("RemoveApplicationRight", needs: .unconfinedApp) { _, arguments throws(DBusError) in
+                let application = try arguments.string()
+                let identifier = try arguments.string()
+                let passcode = Passcode(try arguments.secret())
+                return { bus in
+                    try await engine.removeApplicationRight(identifier, application: application, passcode: passcode, caller: bus.caller)
+                    return []
+                }
+            },
+            rows.engineMethod("Encrypt", needs: .anyone) { _, arguments throws(DBusError) in
+                let publicKey = try arguments.bytes()
+                let algorithm = try arguments.string()
+                let plaintext = try arguments.bytes()
+                return { engine, bus in [.bytes(try engine.encrypt(plaintext, algorithm: algorithm, publicKey: publicKey, caller: bus.caller))] }
+            },
+            rows.engineMethod("Verify", needs: .anyone) { _, arguments throws(DBusError) in
+                let publicKey = try arguments.bytes()
+                let algorithm = try arguments.string()
+                let data = try arguments.bytes()
+                let signature = try arguments.bytes()
+                return { engine, bus in
+                    [.bool(try engine.verify(data, signature: signature, algorithm: algorithm, publicKey: publicKey, caller: bus.caller))]
+                }
+            },
+            rows.method("StoreLoginPassword", needs: .unconfinedApp) { _, arguments throws(DBusError) in
+                let password = Passcode(try arguments.secret())
+                return { bus in
+                    try await engine.storeLoginPassword(password, caller: bus.caller)
+                    return []
+                }
+            },
+            rows.method("RemoveLoginPassword", needs: .anyone) { _, _ in
+                { bus in
+                    try await engine.removeLoginPassword(caller: bus.caller)
+                    return []
+                }
+            },
+        ], properties: rows.properties(needs: .anyone) { _, _ in
+            ["KeyProtection": .string(engine.keyProtection?.rawValue ?? "")]
+        })
+    }
+
+    /// The caller's application identity, or nil when the bus could not tell (the engine refuses it).
+    static func app(_ bus: BusCaller) -> String? {
+        try? bus.app.get().id
+    }
+
+    /// SaveRight's `ay` secret; empty is none.
+    static func secret(_ arguments: inout DBusArgumentReader) throws(DBusError) -> SecretBytes? {
+        let bytes = try arguments.bytes()
+        return bytes.isEmpty ? nil : SecretBytes(bytes: bytes)
+    }
+
+    /// An `a{sv}` that defines no key yet: any key is InvalidArgs.
+    static func noOptions(_ options: [String: DBusValue], of method: String) throws(DBusError) {
+        guard let key = options.keys.sorted().first else { return }
+        throw .invalidArgs("Unknown option \"\(key)\": \(method) defines no options yet; pass an empty dictionary.")
+    }
+
+    /// A right's `a{sv}`: exactly the keys of ``LocalAuthRightKey``.
+    static func encode(_ info: RightInfo) -> DBusValue {
+        var values: [String: DBusValue] = [:]
+        for key in LocalAuthRightKey.allCases {
+            values[key.rawValue] = switch key {
+            case .identifier: .string(info.identifier)
+            case .application: .string(info.application)
+            case .requirement: .string(info.requirement)
+            case .hasSecret: .bool(info.hasSecret)
+            case .publicKey: .bytes(info.publicKey)
+            case .created: .uint64(info.created)
+            case .invalidated: .bool(info.invalidated)
+            }
+        }
+        return .vardict(values)
+    }
+}
