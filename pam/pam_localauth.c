@@ -54,7 +54,6 @@
 /* The PAM service that checks a released login password (pam/localauth-keyring). This module
  * returns PAM_IGNORE there, so that a stack including it never asks for a finger inside itself. */
 #define KEYRING_SERVICE "localauth-keyring"
-#define LA_ERROR_RIGHT_NOT_FOUND LA_ERROR_PREFIX "RightNotFound"
 
 struct options {
     unsigned policy;
