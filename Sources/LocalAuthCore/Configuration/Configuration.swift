@@ -75,6 +75,23 @@ public struct Configuration: Sendable, Hashable {
     /// does not is treated as gone: its evaluation sees the sensor disconnect and it is restarted.
     public var providerTimeout: Double = 5
 
+    /// Where the wrapping key of rights' secrets and keys comes from (`key_protection`); restart needed.
+    public var keyProtection = KeyProtectionSetting.auto
+    /// The TPM 2.0 the wrapping key is sealed with (`tpm_tcti`, a tpm2-tss TCTI string); restart needed.
+    public var tpmTCTI = Configuration.defaultTPMTCTI
+
+    /// `key_protection`'s values.
+    public enum KeyProtectionSetting: String, Sendable, Hashable, CaseIterable {
+        /// The TPM when one answers at `tpm_tcti`, else the root-only key file; once a key is
+        /// sealed to a TPM, only that TPM.
+        case auto = "auto"
+        /// The TPM only: without one, rights are unavailable.
+        case tpm2 = "tpm2"
+        /// The root-only key file only, even when there is a TPM.
+        case wrappingKey = "wrapping-key"
+    }
+
+    public static let defaultTPMTCTI = "device:/dev/tpmrm0"
     public static let defaultStateDirectory = "/var/lib/localauthd"
     /// Whether `id` could name a backend: lowercase letters, digits, `-`, `_` and `.`, starting
     /// with a letter or digit, at most 64 characters.

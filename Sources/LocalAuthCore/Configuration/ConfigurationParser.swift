@@ -106,6 +106,8 @@ public enum ConfigurationParser {
         case providerTimeout = "provider_timeout"
         case appPasscodeEntry = "app_passcode_entry"
         case faceConsent = "face_consent"
+        case keyProtection = "key_protection"
+        case tpmTCTI = "tpm_tcti"
 
         func apply(_ value: String, to configuration: inout Configuration) throws(ValueError) {
             switch self {
@@ -178,6 +180,19 @@ public enum ConfigurationParser {
                 configuration.appPasscodeEntry = try Self.flag(value)
             case .faceConsent:
                 configuration.faceConsent = try Self.flag(value)
+            case .keyProtection:
+                guard let setting = Configuration.KeyProtectionSetting(rawValue: value) else {
+                    throw ValueError(message: "expected `auto`, `tpm2` or `wrapping-key`, found \"\(value)\"")
+                }
+                configuration.keyProtection = setting
+            case .tpmTCTI:
+                // A TCTI string: a module name, optionally `:` and its configuration (device:/dev/tpmrm0, swtpm:port=2321).
+                guard let module = value.split(separator: ":", maxSplits: 1).first, !module.isEmpty, value.utf8.count <= 512,
+                      module.allSatisfy({ $0.isLetter || $0.isNumber || "-_".contains($0) }),
+                      !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                    throw ValueError(message: "expected a TCTI such as device:/dev/tpmrm0 or swtpm:host=127.0.0.1,port=2321, found \"\(value)\"")
+                }
+                configuration.tpmTCTI = value
             }
         }
 

@@ -450,6 +450,8 @@ public actor PolicyEngine {
         keep(\.maxQueuedBytesPerUser, "max_queued_bytes_per_user")
         keep(\.providerDirectories, "provider_directories")
         keep(\.providerTimeout, "provider_timeout")
+        keep(\.keyProtection, "key_protection")
+        keep(\.tpmTCTI, "tpm_tcti")
         configuration = applied
         return needRestart
     }
