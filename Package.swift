@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "localauthd", targets: ["localauthd"]),
         .executable(name: "localauth", targets: ["localauth"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+        .library(name: "Security", targets: ["Security"]),
         .executable(name: "localauth-bench", targets: ["localauth-bench"]),
         .executable(name: "localauth-fprintd-provider", targets: ["localauth-fprintd-provider"]),
     ],
@@ -44,8 +45,11 @@ let package = Package(
         .target(name: "LocalAuthService", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus", "LocalAuthProviders", "LocalAuthVault"]),
         // The daemon: options, configuration, logging, signals.
         .executableTarget(name: "localauthd", dependencies: ["CommandLineKit", "LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus", "LocalAuthBackends", "LocalAuthVault"]),
+        // `import Security`'s part that LocalAuthentication's rights and access controls use:
+        // SecAccessControl, SecAccessControlCreateWithFlags, SecKeyAlgorithm, kSecAttrAccessible…, with Apple's values.
+        .target(name: "Security"),
         // `import LocalAuthentication`: Apple's client API (LAContext, LAPolicy, LAError) talking to localauthd.
-        .target(name: "LocalAuthentication", dependencies: ["LocalAuthAPI", "LocalAuthDBus", "LocalAuthProxies"]),
+        .target(name: "LocalAuthentication", dependencies: ["LocalAuthAPI", "LocalAuthDBus", "LocalAuthProxies", "Security"]),
         // Apple-platform code that builds unchanged against LocalAuthentication.
         .executableTarget(name: "BiometricAuthManagerExample", dependencies: ["LocalAuthentication"],
                           path: "Examples/BiometricAuthManager"),
