@@ -5,6 +5,7 @@ import LocalAuthCore
 import LocalAuthDBus
 import LocalAuthProviders
 import LocalAuthSystem
+import LocalAuthVault
 
 /// The composition root: makes the daemon's parts from its settings and the backend registry,
 /// and runs them as ``DaemonUnit``s.
@@ -139,6 +140,7 @@ public final class Daemon: Sendable {
                 sessionLookup: LogindSessions(), agentObserver: AgentCaller(connection: connection),
                 consentStore: store, cookies: SodiumCookieSource())
             environment.messages = Self.loadTranslations(log: log)
+            environment.vault = Self.openVault(configuration, stateDirectory: settings.stateDirectory, log: log)
             engine = try PolicyEngine(
                 configuration: configuration, backends: made.sensors, listed: made.listed, environment: environment,
                 // Calls read on the loop are answered there in the engine's isolation (BusTable.inline).
@@ -183,6 +185,26 @@ public final class Daemon: Sendable {
     /// `STATUS=` text: what the daemon is doing now.
     public func status() async -> String {
         await Self.status(of: engine)
+    }
+
+    /// The vault of rights' keys and secrets, from `key_protection` and `tpm_tcti`, with its
+    /// wrapping key in `<state>/sealing`. When it cannot be opened (the TPM that sealed the key is
+    /// gone, the key file is not private, …) the daemon still serves: the cause is logged, and every
+    /// rights call fails with Failed naming it.
+    static func openVault(_ configuration: Configuration, stateDirectory: String,
+                          log: @escaping @Sendable (AuditEntry.Severity, String) -> Void) -> Result<any RightVault, RightVaultError> {
+        let choice = KeyProtectionChoice(rawValue: configuration.keyProtection.rawValue) ?? .auto
+        let directory = SealingSetup.directory(state: stateDirectory)
+        do throws(RightVaultError) {
+            let sealer = try SealingSetup.open(choice, tcti: configuration.tpmTCTI, directory: directory) { log(.notice, "rights: \($0)") }
+            log(.info, sealer.protection == .tpm2
+                ? "rights: keys and secrets are sealed with a wrapping key sealed to the TPM 2.0 at \(configuration.tpmTCTI)"
+                : "rights: keys and secrets are sealed with the root-only wrapping key in \(directory)")
+            return .success(Vault(sealer: sealer))
+        } catch {
+            log(.error, "rights: unavailable, the key vault did not open (key_protection = \(choice.rawValue)): \(error.message)")
+            return .failure(RightVaultError(error.kind, "Rights are unavailable: the service could not open its key vault (\(error.message))."))
+        }
     }
 
     /// The agents' sentences in every language installed (``MessageCatalogFile``); a catalog
