@@ -23,6 +23,8 @@ import Foundation
 /// - `ProtectSystem=strict`: every mount read-only except the API file systems, the private
 ///   `/tmp`s and the state directory; `ProtectHome=yes`: empty, inaccessible `/home`, `/root`,
 ///   `/run/user`; `ProtectKernelTunables=`, `ProtectControlGroups=`: `/sys` read-only.
+/// - `BindPaths=` of device nodes (the TPM's `/dev/tpmrm0`): bound into the private `/dev`
+///   (a `-` path only when it exists).
 /// - `StateDirectory=` (mode `StateDirectoryMode=`), `ConfigurationDirectory=`: the test's
 ///   directories, named by `STATE_DIRECTORY` and `CONFIGURATION_DIRECTORY` as systemd names them.
 /// - `Environment=` (with `%b`, `%%`, `%n`, `%N`, `%p` expanded), `UMask=`, `User=`, `Group=`.
@@ -69,6 +71,7 @@ public struct SandboxEmulation: Sendable {
         "ProtectHostname": .emulated,
         "ProtectProc": .emulated,
         "ProcSubset": .emulated,
+        "BindPaths": .emulated,
 
         "Type": .serviceManagement("how systemd knows the daemon is ready; the test waits for the bus name instead"),
         "NotifyAccess": .serviceManagement("who may send sd_notify messages; no service manager listens in the test"),
@@ -90,6 +93,7 @@ public struct SandboxEmulation: Sendable {
         "SystemCallArchitectures": .enforcedOnlyBySystemd(seccomp),
         "SystemCallFilter": .enforcedOnlyBySystemd(seccomp),
         "SystemCallErrorNumber": .enforcedOnlyBySystemd(seccomp),
+        "DeviceAllow": .enforcedOnlyBySystemd("a cgroup device program; the emulation binds the device in (BindPaths=) and leaves access to its mode"),
         "DevicePolicy": .enforcedOnlyBySystemd("a cgroup device program; PrivateDevices= leaves only the pseudo devices anyway"),
         "KeyringMode": .enforcedOnlyBySystemd("the kernel keyring, which the daemon does not use"),
         "RemoveIPC": .enforcedOnlyBySystemd("System V IPC removed when the service stops; the daemon creates none"),
@@ -161,6 +165,8 @@ public struct SandboxEmulation: Sendable {
             return value.hasPrefix("~") ? "an inverted set is not emulated" : nil
         case "Environment":
             return (try? environment(value, bootID: "0", unitName: "x.service")) == nil ? "a specifier other than %b %% %n %N %p" : nil
+        case "BindPaths":
+            return value.split(separator: " ").allSatisfy { devicePath(String($0)) != nil } ? nil : "only device nodes (/dev/…, no destination) are emulated"
         default: return nil
         }
     }
@@ -171,6 +177,20 @@ public struct SandboxEmulation: Sendable {
     public func value(_ key: String) -> String? { directives.last { $0.key == key }?.value }
 
     public func isOn(_ key: String) -> Bool { value(key).map { ["yes", "true", "1", "on"].contains($0) } ?? false }
+
+    /// A `BindPaths=` word naming a device node (`/dev/…`, optionally `-`: ignored when missing) and
+    /// whether it may be missing; nil for anything else (another path, a `source:destination` pair).
+    static func devicePath(_ word: String) -> (path: String, optional: Bool)? {
+        let optional = word.hasPrefix("-")
+        let path = optional ? String(word.dropFirst()) : word
+        guard path.hasPrefix("/dev/"), !path.contains(":"), !path.contains("'"), !path.contains(".."), path.count > 5 else { return nil }
+        return (path, optional)
+    }
+
+    /// The device nodes `BindPaths=` binds into the private `/dev`.
+    public var boundDevices: [(path: String, optional: Bool)] {
+        directives.filter { $0.key == "BindPaths" }.flatMap { $0.value.split(separator: " ").compactMap { Self.devicePath(String($0)) } }
+    }
 
     /// `ExecStart=`'s words (no `-@:+!` prefixes are used by our units; a prefix stays part of the path).
     public var execStart: [String] { (value("ExecStart") ?? "").split(separator: " ").map(String.init) }
@@ -290,6 +310,11 @@ public struct SandboxEmulation: Sendable {
             script.append("for d in null zero full random urandom tty; do touch \(dev)/$d; mount --bind /dev/$d \(dev)/$d; done")
             script.append("mkdir \(dev)/shm \(dev)/pts && ln -s /proc/self/fd \(dev)/fd && ln -s /proc/self/fd/0 \(dev)/stdin "
                           + "&& ln -s /proc/self/fd/1 \(dev)/stdout && ln -s /proc/self/fd/2 \(dev)/stderr")
+            for (path, optional) in boundDevices {
+                let target = dev + path.dropFirst("/dev".count)
+                let bind = "touch '\(target)' && mount --bind '\(path)' '\(target)'"
+                script.append(optional ? "if [ -e '\(path)' ]; then \(bind); fi" : bind)
+            }
             script.append("mount --move \(dev) /dev")
         }
         if isOn("ProtectHome") {

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// A software TPM 2.0 (`swtpm socket --tpm2`) on unix sockets in a fresh directory, for tests of
+/// TPM sealing: ``tcti`` is the tpm2-tss TCTI string that reaches it (`tpm_tcti` of localauthd.conf).
+///
+/// Its state (the owner hierarchy's seed) lives in ``stateDirectory``: two instances are two
+/// machines' TPMs, and an instance started again on the same state is the same TPM after a reboot.
+/// swtpm runs as a daemon (`--daemon`), which returns once its sockets listen; ``stop()`` shuts it
+/// down through its control socket.
+public final class Swtpm: Sendable {
+    /// Why swtpm tests cannot run here (swtpm or swtpm_ioctl not installed), nil when they can.
+    public static let unavailableReason: String? = {
+        for tool in [swtpmPath, ioctlPath] where !FileManager.default.isExecutableFile(atPath: tool) {
+            return "\(tool) is not installed (Debian: apt-get install swtpm swtpm-tools)"
+        }
+        return nil
+    }()
+
+    static let swtpmPath = "/usr/bin/swtpm"
+    static let ioctlPath = "/usr/bin/swtpm_ioctl"
+
+    /// The directory of the TPM's persistent state.
+    public let stateDirectory: String
+    /// The command socket; the control socket is this path with `.ctrl`.
+    public let socket: String
+    /// `swtpm:path=<socket>`, for `Tss2_TctiLdr_Initialize` and `tpm_tcti`.
+    public var tcti: String { "swtpm:path=\(socket)" }
+
+    /// Starts a TPM on `stateDirectory` (a fresh one, removed by ``stop()``, when nil).
+    public init(stateDirectory: String? = nil) async throws {
+        if let stateDirectory {
+            self.stateDirectory = stateDirectory
+        } else {
+            var template = Array("/tmp/localauth-swtpm-XXXXXX".utf8CString)
+            guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+                throw Failure(message: "mkdtemp failed: \(String(cString: strerror(errno)))")
+            }
+            self.stateDirectory = String(cString: made)
+        }
+        ownsState = stateDirectory == nil
+        socket = self.stateDirectory + "/swtpm.sock"
+        let status = try await Self.run(Self.swtpmPath, [
+            "socket", "--tpm2",
+            "--server", "type=unixio,path=\(socket)",
+            "--ctrl", "type=unixio,path=\(socket).ctrl",
+            "--tpmstate", "dir=\(self.stateDirectory)",
+            "--flags", "not-need-init,startup-clear",
+            "--log", "file=\(self.stateDirectory)/swtpm.log",
+            "--daemon",
+        ])
+        guard status == 0 else {
+            let log = (try? String(contentsOfFile: self.stateDirectory + "/swtpm.log", encoding: .utf8)) ?? ""
+            throw Failure(message: "swtpm exited with \(status): \(log)")
+        }
+    }
+
+    private let ownsState: Bool
+
+    /// Shuts the TPM down (its state is saved); removes the state directory when ``init(stateDirectory:)`` made it.
+    public func stop() async {
+        _ = try? await Self.run(Self.ioctlPath, ["--unix", socket + ".ctrl", "-s"])
+        if ownsState { try? FileManager.default.removeItem(atPath: stateDirectory) }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// Runs a tool with its output discarded (a daemon keeps no pipe of ours open) and returns its exit status.
+    static func run(_ path: String, _ arguments: [String]) async throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let exited = Inbox<Int32>()
+        try process.run()
+        ChildProcess.reportExit(of: process, into: exited)
+        return try await ChildProcess.exitStatus(of: process, from: exited, within: .seconds(60))
+    }
+}
