@@ -4,16 +4,12 @@ import Glibc
 #endif
 import LocalAuthAPI
 import LocalAuthDBus
+import LocalAuthProxies
 
 /// `keyring`: the login password stored for the login keyring, which pam_localauth hands to the PAM
 /// stack (PAM_AUTHTOK, for pam_gnome_keyring) after a fingerprint or face login.
 @MainActor
 enum KeyringCommand {
-    /// The Rights object of the contract (issue 30).
-    nonisolated static let rightsPath = "/org/localauth/LocalAuthentication1/rights"
-    nonisolated static let rightsInterface = "org.localauth.LocalAuthentication1.Rights"
-    nonisolated static let rightNotFound = LocalAuthBusNames.errorPrefix + "RightNotFound"
-
     struct Enroll: ParsableCommand {
         static let configuration = CommandConfiguration<Self>(
             words: ["keyring", "enroll"],
@@ -60,11 +56,8 @@ enum KeyringCommand {
                     """)
             }
             let password = DaemonClient.passcodeArgument(entries[0])
-            try await client.translate {
-                _ = try await client.connection.call(destination: LocalAuthBusNames.busName, path: KeyringCommand.rightsPath,
-                                                     interface: KeyringCommand.rightsInterface, member: "StoreLoginPassword",
-                                                     arguments: [password], timeout: client.timeout)
-            }
+            let rights = KeyringCommand.rights(client)
+            try await client.translate { try await rights.storeLoginPassword(password) }
             let protection = await KeyringCommand.keyProtection(client)
             global.output.result("""
                 Login password stored\(protection.map { ", sealed \(KeyringCommand.describe($0))" } ?? ""). After a fingerprint or face \
@@ -83,7 +76,7 @@ enum KeyringCommand {
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
             let values = try await client.translate { try await client.managerProxy.userState() }
-            let stored = values["LoginPasswordStored"]?.bool ?? false
+            let stored = values[LocalAuthUserStateKey.loginPasswordStored.rawValue]?.bool ?? false
             let state = UserState(values)
             let biometry = !state.enrollments.isEmpty
             let protection = await KeyringCommand.keyProtection(client)
@@ -109,26 +102,23 @@ enum KeyringCommand {
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
-            do {
-                _ = try await client.connection.call(destination: LocalAuthBusNames.busName, path: KeyringCommand.rightsPath,
-                                                     interface: KeyringCommand.rightsInterface, member: "RemoveLoginPassword",
-                                                     timeout: client.timeout)
-            } catch let error as DBusError where error.name.rawValue == KeyringCommand.rightNotFound {
+            let rights = KeyringCommand.rights(client)
+            do throws(CLIError) {
+                try await client.translate { try await rights.removeLoginPassword() }
+            } catch .authentication(.rightNotFound, _, _) {
                 throw .refused("No login password is stored.")
-            } catch let error as DBusError {
-                throw CLIError(error, bus: global.busDescription)
-            } catch {
-                throw .failed("\(error)")
             }
             return AccountCommands.done(global, "Login password removed; the login keyring stays locked after a fingerprint or face login.",
                                         action: "keyring-remove")
         }
     }
 
+    private static func rights(_ client: DaemonClient) -> RightsProxy { RightsProxy(client.connection, timeout: client.timeout) }
+
     /// The Rights object's KeyProtection ("tpm2" or "wrapping-key"); nil when the daemon does not say.
     private static func keyProtection(_ client: DaemonClient) async -> String? {
-        try? await client.connection.property("KeyProtection", interface: rightsInterface, path: rightsPath,
-                                              destination: LocalAuthBusNames.busName, timeout: client.timeout).string
+        let rights = rights(client)
+        return try? await rights.keyProtection()
     }
 
     private static func describe(_ protection: String) -> String {
