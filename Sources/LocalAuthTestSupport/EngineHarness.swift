@@ -17,6 +17,10 @@ public struct EngineHarness: Sendable {
     /// What agents were told.
     public let agents: RecordingAgentObserver
     public let configuration: Configuration
+    /// Where the engine saves rights (pass one to simulate a restart).
+    public let rightStore: MemoryRightStore
+    /// Seals rights and uses their keys (libsodium; see ``SodiumTestVault``).
+    public let vault: SodiumTestVault
 
     public static let alice = Caller(client: ClientID(":1.10"), uid: 1000)
     public static let aliceSecondApp = Caller(client: ClientID(":1.11"), uid: 1000)
@@ -31,7 +35,8 @@ public struct EngineHarness: Sendable {
     ///   - sensor: a backend used instead of the simulator of its modality (a provider's double).
     public init(configuration: Configuration = Configuration(), store: MemoryStateStore = MemoryStateStore(),
                 clock: FakeClock = FakeClock(), passcodeHasher: (any PasscodeHasher)? = nil,
-                authorizer: (any Authorizer)? = nil, sensor: (any BiometricBackend)? = nil, appPasscodeEntry: Bool = true, faceConsent: Bool = false) throws {
+                authorizer: (any Authorizer)? = nil, sensor: (any BiometricBackend)? = nil, appPasscodeEntry: Bool = true, faceConsent: Bool = false,
+                rightStore: MemoryRightStore = MemoryRightStore(), vault: SodiumTestVault = SodiumTestVault()) throws {
         // Tests written before agents submit passcodes from the app; agent tests pass false.
         var configuration = configuration
         configuration.appPasscodeEntry = appPasscodeEntry
@@ -39,6 +44,8 @@ public struct EngineHarness: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.store = store
+        self.rightStore = rightStore
+        self.vault = vault
         observer = RecordingObserver()
         audit = RecordingAuditSink()
         hasher = FakePasscodeHasher()
@@ -59,7 +66,8 @@ public struct EngineHarness: Sendable {
         let environment = PolicyEngine.Environment(
             clock: clock, store: store, passcodeHasher: made.passcodeHasher,
             domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions,
-            authorizer: authorizer, sessionLookup: sessions, agentObserver: agents)
+            authorizer: authorizer, sessionLookup: sessions, agentObserver: agents,
+            vault: .success(vault), rightStore: rightStore)
         engine = try PolicyEngine(configuration: configuration, backends: products.compactMap(\.sensor),
                                   listed: products.map(\.listed), environment: environment)
     }
