@@ -23,7 +23,8 @@ extension RightsCommand {
         static func readFile(_ path: String, limit: Int, what: String) async throws(CLIError) -> [UInt8] {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                throw .usage("Cannot read \(what) from “\(TerminalSafeText.line(path))”: \(String(cString: strerror(errno))).")
+                let error = errno
+                throw .usage("Cannot read the \(what) from “\(TerminalSafeText.line(path))”: \(String(cString: strerror(error))).")
             }
             defer { close(fd) }
             return try await read(fd, limit: limit, what: what, from: "“\(TerminalSafeText.line(path))”")
@@ -68,7 +69,8 @@ extension RightsCommand {
                         let got = Glibc.read(fd, buffer.baseAddress! + count, limit + 1 - count)
                         if got < 0, errno == EINTR { continue }
                         if got < 0 {
-                            continuation.resume(returning: .failure(.failed("Cannot read \(what) from \(source): \(String(cString: strerror(errno))).")))
+                            let error = errno
+                            continuation.resume(returning: .failure(.failed("Cannot read the \(what) from \(source): \(String(cString: strerror(error))).")))
                             return
                         }
                         if got == 0 { break }

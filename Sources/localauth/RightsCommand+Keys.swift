@@ -128,6 +128,10 @@ extension RightsCommand {
             try Bytes.requireRedirectedInput("decrypt")
             try Bytes.requireRedirectedOutput("decrypt", "the plaintext", force: force)
             let ciphertext = try await Bytes.readStandardInput(limit: Bytes.maximumDataLength, what: "ciphertext")
+            // Checked before anyone is asked to authorize: an ephemeral public key (65 bytes), the data, a 16-byte tag.
+            guard ciphertext.count >= 65 + 16, ciphertext[0] == 4 else {
+                throw .usage("Standard input is not a ciphertext of localauth rights encrypt (an ephemeral P-256 public key, the data and a tag: at least 81 bytes).")
+            }
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
             let right = try await client.right(identifier)
@@ -176,7 +180,7 @@ extension RightsCommand {
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
             try Bytes.requireRedirectedInput("verify")
             // A DER P-256 signature has at most 72 bytes; a little more is read to tell a wrong file.
-            let signature = try await Bytes.readFile(signatureFile, limit: 1024, what: "a signature")
+            let signature = try await Bytes.readFile(signatureFile, limit: 1024, what: "signature")
             let data = try await Bytes.readStandardInput(limit: Bytes.maximumDataLength, what: "data")
             if digest, data.count != 32 { throw .usage("With --digest, standard input is a SHA-256 digest of 32 bytes, not \(data.count).") }
             let client = try await DaemonClient.connect(global)
