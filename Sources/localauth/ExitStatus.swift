@@ -3,7 +3,7 @@ import LocalAuthAPI
 /// Exit statuses other than the LAErrors' (see `LocalAuthErrorName.exitStatus`); sysexits values where one fits.
 enum ExitStatus {
     static let success: Int32 = 0
-    /// The daemon refused the input (InvalidArgs, NotSupported, NotEvaluating), or two passcodes differ.
+    /// The daemon refused the input (InvalidArgs, NotSupported, NotEvaluating, RightNotAuthorized), or two passcodes differ.
     static let refused: Int32 = 65
     /// The daemon failed (Failed, or an unexpected reply).
     static let failed: Int32 = 70
@@ -15,6 +15,10 @@ enum ExitStatus {
     static let temporary: Int32 = 75
     /// AccessDenied.
     static let accessDenied: Int32 = 77
+    /// RightNotFound: the application has no right of that identifier (EX_NOINPUT).
+    static let rightNotFound: Int32 = 66
+    /// RightInvalidated: the biometry enrolled when a biometry-current-set right was saved changed.
+    static let rightInvalidated: Int32 = 14
     /// Ctrl-C outside `evaluate` (which exits with userCancel's status instead).
     static let interrupted: Int32 = 130
 
@@ -27,8 +31,10 @@ enum ExitStatus {
             lines.append("  \(status)\(error.swiftName) (LAError \(code))")
         }
         lines += [
+            "  14   rightInvalidated (the enrolled biometry changed since the right was saved)",
             "  64   usage error",
             "  65   refused by localauthd: invalid input or not supported",
+            "  66   rightNotFound (no right of that identifier)",
             "  69   localauthd or the bus not reachable",
             "  70   localauthd failed",
             "  75   busy or a limit reached: try again later",

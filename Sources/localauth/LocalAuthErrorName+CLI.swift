@@ -4,8 +4,9 @@ import LocalAuthAPI
 /// What the CLI makes of each error of the contract: a fixed exit status and the message a person
 /// sees (after the feedback table of Apple's LocalAuthentication guides).
 extension LocalAuthErrorName {
-    /// The same in every command: 1…11 are Apple's codes negated, then 12 and 13; the two errors
-    /// that are not LAErrors share the statuses of their kind.
+    /// The same in every command: 1…11 are Apple's codes negated, then 12 and 13, and 14 for an
+    /// invalidated right; a missing right is 66; the other errors that are not LAErrors share the
+    /// statuses of their kind.
     var exitStatus: Int32 {
         switch self {
         case .authenticationFailed: 1
@@ -22,7 +23,9 @@ extension LocalAuthErrorName {
         case .notInteractive: 12
         case .passcodeLockout: 13
         case .busy: ExitStatus.temporary
-        case .notEvaluating: ExitStatus.refused
+        case .notEvaluating, .rightNotAuthorized: ExitStatus.refused
+        case .rightNotFound: ExitStatus.rightNotFound
+        case .rightInvalidated: ExitStatus.rightInvalidated
         }
     }
 
@@ -44,6 +47,10 @@ extension LocalAuthErrorName {
         case .notInteractive: "Authentication needs interaction, which --no-interaction forbids."
         case .passcodeLockout: daemonMessage.isEmpty ? "Passcode locked after too many wrong attempts." : daemonMessage
         case .busy, .notEvaluating: daemonMessage
+        case .rightNotFound: (daemonMessage.isEmpty ? "No such right." : daemonMessage) + " See your rights with: localauth rights list"
+        case .rightNotAuthorized: (daemonMessage.isEmpty ? "The right is not authorized." : daemonMessage) + " Authorize it first (the rights commands do)."
+        case .rightInvalidated:
+            "The enrolled biometry changed since this right was saved (biometry-current-set): it can no longer be used. Remove it and save it again."
         }
     }
 }

@@ -40,7 +40,14 @@ enum RightsCommand {
                 return ExitStatus.success
             }
             var rights: [Right] = []
-            for (_, identifier) in listed { rights.append(try await client.right(identifier)) }
+            for (_, identifier) in listed {
+                do throws(CLIError) {
+                    rights.append(try await client.right(identifier))
+                } catch {
+                    // Removed since it was listed.
+                    guard case .authentication(.rightNotFound, _, _) = error else { throw error }
+                }
+            }
             let human = rights.isEmpty ? "localauth has no rights saved. Save one with: localauth rights save ID"
                 : (["IDENTIFIER\tREQUIREMENT\tSECRET\tSTATE"] + rights.map {
                     [TerminalSafeText.line($0.identifier), TerminalSafeText.line($0.requirement), $0.hasSecret ? "stored" : "none",
