@@ -141,6 +141,7 @@ public final class Daemon: Sendable {
                 consentStore: store, cookies: SodiumCookieSource())
             environment.messages = Self.loadTranslations(log: log)
             environment.vault = Self.openVault(configuration, stateDirectory: settings.stateDirectory, log: log)
+            environment.rightStore = Self.openRightStore(stateDirectory: settings.stateDirectory, log: log)
             engine = try PolicyEngine(
                 configuration: configuration, backends: made.sensors, listed: made.listed, environment: environment,
                 // Calls read on the loop are answered there in the engine's isolation (BusTable.inline).
@@ -204,6 +205,17 @@ public final class Daemon: Sendable {
         } catch {
             log(.error, "rights: unavailable, the key vault did not open (key_protection = \(choice.rawValue)): \(error.message)")
             return .failure(RightVaultError(error.kind, "Rights are unavailable: the service could not open its key vault (\(error.message))."))
+        }
+    }
+
+    /// Where users' rights are saved (`<state>/rights`); nil, logged, when that directory cannot
+    /// be opened: the daemon still serves, and every rights call says rights are unavailable.
+    static func openRightStore(stateDirectory: String, log: @Sendable (AuditEntry.Severity, String) -> Void) -> FileRightStore? {
+        do {
+            return try FileRightStore(directory: stateDirectory)
+        } catch {
+            log(.error, "rights: unavailable, their directory in \(stateDirectory) cannot be opened: \(error.message)")
+            return nil
         }
     }
 

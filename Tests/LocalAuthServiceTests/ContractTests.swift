@@ -3,6 +3,7 @@ import Foundation
 import LocalAuthAPI
 import LocalAuthDBus
 import LocalAuthProviders
+import LocalAuthProxies
 import LocalAuthTestSupport
 import Testing
 
@@ -31,6 +32,7 @@ struct ContractTests {
             let objects = [
                 (path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface),
                 (path: context, interface: LocalAuthBusNames.contextInterface),
+                (path: LocalAuthBusNames.rightsPath, interface: LocalAuthBusNames.rightsInterface),
                 (path: LocalAuthBusNames.simulatorPath, interface: LocalAuthBusNames.simulatorInterface),
                 (path: LocalAuthBusNames.providerHostPath, interface: LocalAuthBusNames.providerHostInterface),
             ]
@@ -47,8 +49,8 @@ struct ContractTests {
                     Issue.record("\(object.interface) (\(object.path) vs \(Self.relativeName(object.interface))): \(difference)")
                 }
                 if object.path == LocalAuthBusNames.managerPath {
-                    #expect(Set(served.nodes).isSuperset(of: ["context", "providers", "simulator"]),
-                            "\(object.path) should list the child nodes context, providers and simulator; it lists \(served.nodes)")
+                    #expect(Set(served.nodes).isSuperset(of: ["context", "providers", "rights", "simulator"]),
+                            "\(object.path) should list the child nodes context, providers, rights and simulator; it lists \(served.nodes)")
                 }
             }
             connectionStaysOpen(client)
@@ -70,6 +72,31 @@ struct ContractTests {
         let file = try String(contentsOf: Self.contractFile(LocalAuthBusNames.managerInterface), encoding: .utf8)
         for key in LocalAuthUserStateKey.allCases {
             #expect(file.contains("\(key.rawValue) (\(key.signature)"), "\(Self.relativeName(LocalAuthBusNames.managerInterface)) does not document \(key.rawValue) (\(key.signature))")
+        }
+    }
+
+    /// A right's `a{sv}` (SaveRight, GetRight) has exactly the keys of `LocalAuthRightKey` with
+    /// their signatures; the Rights contract file documents each, and the Context contract file
+    /// documents ExchangeKeys's parameters and the requirement options, as `Key (signature`.
+    @Test func rightKeysAreTheContractsAndDocumented() async throws {
+        try await withDaemon { _, bus in
+            let client = try await Client(bus)
+            try await client.setUp()
+            let right = try await RightsProxy(client.connection).saveRight("contract", requirement: "default", secret: Array("s".utf8))
+            #expect(Set(right.keys) == Set(LocalAuthRightKey.allCases.map(\.rawValue)))
+            for key in LocalAuthRightKey.allCases {
+                #expect(right[key.rawValue]?.signature == key.signature, "\(key.rawValue) is \(right[key.rawValue]?.signature ?? "missing"), not \(key.signature)")
+            }
+            connectionStaysOpen(client)
+        }
+        let rights = try String(contentsOf: Self.contractFile(LocalAuthBusNames.rightsInterface), encoding: .utf8)
+        for key in LocalAuthRightKey.allCases {
+            #expect(rights.contains("\(key.rawValue) (\(key.signature)"), "\(Self.relativeName(LocalAuthBusNames.rightsInterface)) does not document \(key.rawValue) (\(key.signature))")
+        }
+        let context = try String(contentsOf: Self.contractFile(LocalAuthBusNames.contextInterface), encoding: .utf8)
+        let keys = LocalAuthExchangeKeysParameter.allCases.map { ($0.rawValue, $0.signature) } + LocalAuthRequirementOption.allCases.map { ($0.rawValue, $0.signature) }
+        for (key, signature) in keys {
+            #expect(context.contains("\(key) (\(signature)"), "\(Self.relativeName(LocalAuthBusNames.contextInterface)) does not document \(key) (\(signature))")
         }
     }
 
