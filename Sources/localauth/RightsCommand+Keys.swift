@@ -82,7 +82,7 @@ extension RightsCommand {
                 throw .refused("Right \(TerminalSafeText.line(identifier)) was saved without a secret; save it again with --secret-stdin to give it one.")
             }
             let context = try await client.authorize(right, reason: reason ?? defaultReason("secret", identifier), global)
-            var secret = try await client.contextRight(context, "LoadSecret", [.string(identifier)]).first?.bytes ?? []
+            var secret = try await client.loadSecret(identifier, on: context)
             defer { Secret.wipe(&secret) }
             try Bytes.write(secret)
             return ExitStatus.success
@@ -108,8 +108,7 @@ extension RightsCommand {
             defer { client.close() }
             let right = try await client.right(identifier)
             let context = try await client.authorize(right, reason: reason ?? defaultReason("sign", identifier), global)
-            let signature = try await client.contextRight(context, "Sign", [.string(identifier), .string(Algorithm.signature(digest: digest)), .bytes(data)])
-            try Bytes.write(signature.first?.bytes ?? [])
+            try Bytes.write(try await client.sign(data, digest: digest, with: identifier, on: context))
             return ExitStatus.success
         }
     }
@@ -136,7 +135,7 @@ extension RightsCommand {
             defer { client.close() }
             let right = try await client.right(identifier)
             let context = try await client.authorize(right, reason: reason ?? defaultReason("decrypt", identifier), global)
-            var plaintext = try await client.contextRight(context, "Decrypt", [.string(identifier), .string(Algorithm.ecies), .bytes(ciphertext)]).first?.bytes ?? []
+            var plaintext = try await client.decrypt(ciphertext, with: identifier, on: context)
             defer { Secret.wipe(&plaintext) }
             try Bytes.write(plaintext)
             return ExitStatus.success
@@ -158,8 +157,7 @@ extension RightsCommand {
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
             let right = try await client.right(identifier)
-            let ciphertext = try await client.rights("Encrypt", [.bytes(right.publicKey), .string(Algorithm.ecies), .bytes(plaintext)])
-            try Bytes.write(ciphertext.first?.bytes ?? [])
+            try Bytes.write(try await client.encrypt(plaintext, for: right))
             return ExitStatus.success
         }
     }
@@ -186,8 +184,7 @@ extension RightsCommand {
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
             let right = try await client.right(identifier)
-            let reply = try await client.rights("Verify", [.bytes(right.publicKey), .string(Algorithm.signature(digest: digest)), .bytes(data), .bytes(signature)])
-            guard let valid = reply.first?.bool else { throw .failed("localauthd's reply to Verify is not a boolean.") }
+            let valid = try await client.verify(signature, of: data, digest: digest, by: right)
             global.output.result(valid ? "Valid signature." : "Not a valid signature of this data by right \(TerminalSafeText.line(identifier)).",
                                  json: .object([("valid", .bool(valid))]))
             return valid ? ExitStatus.success : Self.invalid

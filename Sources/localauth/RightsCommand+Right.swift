@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import CSodium
+import LocalAuthAPI
 import LocalAuthDBus
 
 extension RightsCommand {
@@ -23,10 +24,11 @@ extension RightsCommand {
         let invalidated: Bool
 
         init(_ values: [String: DBusValue]) throws(CLIError) {
-            guard let identifier = values["Identifier"]?.string, let application = values["Application"]?.string,
-                  let requirement = values["Requirement"]?.string, let hasSecret = values["HasSecret"]?.bool,
-                  let publicKey = values["PublicKey"]?.bytes, publicKey.count == 65, publicKey[0] == 4,
-                  let created = values["Created"]?.uint64, let invalidated = values["Invalidated"]?.bool
+            func value(_ key: LocalAuthRightKey) -> DBusValue? { values[key.rawValue] }
+            guard let identifier = value(.identifier)?.string, let application = value(.application)?.string,
+                  let requirement = value(.requirement)?.string, let hasSecret = value(.hasSecret)?.bool,
+                  let publicKey = value(.publicKey)?.bytes, publicKey.count == 65, publicKey[0] == 4,
+                  let created = value(.created)?.uint64, let invalidated = value(.invalidated)?.bool
             else {
                 throw .failed("localauthd described a right without the keys Identifier, Application, Requirement, HasSecret, PublicKey (65 bytes), Created and Invalidated: \(values.keys.sorted())")
             }

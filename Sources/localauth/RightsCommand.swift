@@ -27,10 +27,7 @@ enum RightsCommand {
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
-            let listed = (try await client.rights("ListRights", [.bool(all)]).first?.arrayElements ?? []).compactMap { element -> (String, String)? in
-                guard let fields = element.structure, fields.count == 2, let application = fields[0].string, let identifier = fields[1].string else { return nil }
-                return (application, identifier)
-            }
+            let listed = try await client.listRights(allApplications: all)
             if all {
                 let human = listed.isEmpty ? "None of your applications has saved a right."
                     : (["APPLICATION\tIDENTIFIER"] + listed.map { TerminalSafeText.line($0.0) + "\t" + TerminalSafeText.line($0.1) }).joined(separator: "\n")
@@ -85,8 +82,7 @@ enum RightsCommand {
             }
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
-            let reply = try await client.rights("SaveRight", [.string(identifier), .string(requirement), .bytes(secret), .vardict([:])])
-            let right = try Right(reply.first?.vardict ?? [:])
+            let right = try await client.saveRight(identifier, requirement: requirement, secret: secret)
             global.output.result((["Saved right " + TerminalSafeText.line(identifier) + "."] + right.lines).joined(separator: "\n"), json: right.json)
             return ExitStatus.success
         }
@@ -137,18 +133,18 @@ enum RightsCommand {
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
             if allMine {
-                try await client.rights("RemoveAllRights")
+                try await client.removeAllRights()
                 return AccountCommands.done(global, "Removed every right of localauth.", action: "rights-remove-all")
             }
             guard let identifier else { throw .usage("Usage: \(Self.spec.usage)") }
             guard let application else {
-                try await client.rights("RemoveRight", [.string(identifier)])
+                try await client.removeRight(identifier)
                 return AccountCommands.done(global, "Removed right \(TerminalSafeText.line(identifier)).", action: "rights-remove")
             }
             guard try await client.userState().passcodeSet else { throw .authentication(.passcodeNotSet, "") }
             var passcode = try await PasscodeInput.current(stdin: stdin)
             defer { Secret.wipe(&passcode) }
-            try await client.rights("RemoveApplicationRight", [.string(application), .string(identifier), DaemonClient.passcodeArgument(passcode)])
+            try await client.removeApplicationRight(application: application, identifier: identifier, passcode: passcode)
             return AccountCommands.done(global, "Removed right \(TerminalSafeText.line(identifier)) of \(TerminalSafeText.line(application)).",
                                         action: "rights-remove-app")
         }
@@ -162,6 +158,9 @@ enum RightsCommand {
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
             let protection = try await client.keyProtection()
+            guard !protection.isEmpty else {
+                throw .failed("localauthd could not open the vault of rights, so rights cannot be used: its log says why (journalctl -u localauthd).")
+            }
             let sentence = Self.sentence(protection)
             global.output.result(TerminalSafeText.line(protection) + ": " + sentence,
                                  json: .object([("keyProtection", .string(protection)), ("description", .string(sentence))]))

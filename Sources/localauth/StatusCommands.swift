@@ -61,6 +61,7 @@ enum StatusCommands {
             switch protection {
             case "tpm2": "sealed with the TPM 2.0"
             case "wrapping-key": "sealed with a root-only wrapping key (no TPM)"
+            case "": "not available: localauthd could not open its vault (see its log)"
             default: TerminalSafeText.line(protection)
             }
         }
