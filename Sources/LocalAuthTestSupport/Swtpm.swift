@@ -57,6 +57,20 @@ public final class Swtpm: Sendable {
 
     private let ownsState: Bool
 
+    /// Runs `body` with a TPM started on `stateDirectory` (fresh when nil), stopped when `body`
+    /// returns or throws (a `defer` cannot await).
+    public static func with<Result>(stateDirectory: String? = nil, _ body: (Swtpm) async throws -> Result) async throws -> Result {
+        let tpm = try await Swtpm(stateDirectory: stateDirectory)
+        do {
+            let result = try await body(tpm)
+            await tpm.stop()
+            return result
+        } catch {
+            await tpm.stop()
+            throw error
+        }
+    }
+
     /// Shuts the TPM down (its state is saved); removes the state directory when ``init(stateDirectory:)`` made it.
     public func stop() async {
         _ = try? await Self.run(Self.ioctlPath, ["--unix", socket + ".ctrl", "-s"])
