@@ -41,10 +41,10 @@ struct SealingDirectory: Sendable {
 
     func path(of name: String) -> String { path + "/" + name }
 
-    /// Whether `name` exists (as anything, a dangling link included).
-    func exists(_ name: String) -> Bool {
+    /// Whether something is at `path` (anything, a dangling link included); creates nothing.
+    static func entryExists(_ path: String) -> Bool {
         var status = stat()
-        return lstat(path(of: name), &status) == 0
+        return lstat(path, &status) == 0
     }
 
     /// The bytes of `name`, or nil when it does not exist. Refused: not a regular file (a link:

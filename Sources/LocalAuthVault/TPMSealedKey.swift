@@ -27,9 +27,8 @@ public struct TPMSealedKey: Sendable {
     }
 
     /// Whether a TPM-sealed key was made here (then this TPM, and nothing else, must unseal it).
-    public var exists: Bool {
-        (try? SealingDirectory(path: directory))?.exists(Self.publicFileName) ?? false
-    }
+    /// Nothing is created to find out.
+    public var exists: Bool { SealingDirectory.entryExists(directory + "/" + Self.publicFileName) }
 
     /// A sealer with the unsealed key; the key is made and sealed first when there is none.
     /// `.sealingUnavailable` when the TPM cannot be reached or refuses the stored object.

@@ -20,10 +20,8 @@ public struct WrappingKeyFile: Sendable {
     /// The key file's path.
     public var path: String { directory + "/" + Self.fileName }
 
-    /// Whether the key file exists.
-    public var exists: Bool {
-        (try? SealingDirectory(path: directory))?.exists(Self.fileName) ?? false
-    }
+    /// Whether the key file exists (nothing is created to find out).
+    public var exists: Bool { SealingDirectory.entryExists(path) }
 
     /// A sealer with the key of the file, which is created first when there is none.
     public func open() throws(RightVaultError) -> WrappingKeySealer {

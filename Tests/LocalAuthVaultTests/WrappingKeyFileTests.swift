@@ -41,6 +41,7 @@ struct SealingScratch {
         defer { scratch.remove() }
         let file = WrappingKeyFile(directory: scratch.sealing)
         #expect(!file.exists)
+        #expect(SealingScratch.mode(scratch.sealing) == nil, "asking creates nothing")
         let first = try file.open()
         #expect(first.protection == .wrappingKey)
         #expect(file.exists)
