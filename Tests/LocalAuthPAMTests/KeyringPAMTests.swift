@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import LocalAuthDBus
+import LocalAuthTestSupport
+import Testing
+
+/// The login keyring after a fingerprint login: pam_localauth releases the stored login password,
+/// checks it on the localauth-keyring service (pam_matrix here, with pam_localauth in front of it
+/// to show that the module ignores itself there) and sets PAM_AUTHTOK, which the next module,
+/// pam_authtok_probe.so (standing in for pam_gnome_keyring), writes to a file.
+@Suite("pam_localauth.so: the login keyring", .timeLimit(.minutes(3)))
+struct KeyringPAMTests {
+    static let finger = "right-index-finger"
+    static let passcode = "4711-secret"
+    static let loginPassword = "correct horse battery staple"
+    /// What pam_matrix in the login stack itself accepts when the password is typed.
+    static let typedPassword = "typed-at-the-prompt"
+    static let configuration = "simulator_event_ttl = 600\n"
+
+    private func withKeyring(storing password: String? = loginPassword, accepting accepted: String = loginPassword, arguments: String = "",
+                             _ body: (Client, KeyringServices) async throws -> Void) async throws {
+        try await withDaemon(configuration: Self.configuration) { _, bus in
+            let client = try await Client(bus)
+            try await client.setUp(passcode: Self.passcode, fingers: [Self.finger])
+            if let password { try await client.storeLoginPassword(password) }
+            let services = try KeyringServices(bus: bus, accepting: accepted, arguments: arguments)
+            try await body(client, services)
+        }
+    }
+
+    @Test func aTouchHandsTheStoredPasswordToTheNextModule() async throws {
+        try await withKeyring { client, services in
+            let tester = try services.pam.pamtester("login")
+            try await tester.waitForLine(containing: "Touch the fingerprint sensor to sign in as root (login).")
+            try await client.simulator("Touch", [.string(Self.finger)])
+            // Within 30 s: a module that asked for a finger again inside localauth-keyring would wait 60 s.
+            let result = try await tester.finish()
+            #expect(result.status == 0 && result.output.contains(PAMOutcome.success), "\(result.output)")
+            #expect(!result.output.contains("Password:"), "\(result.output)")
+            #expect(try services.probed() == "authtok:" + Self.loginPassword)
+            #expect(try await client.loginPasswordStored() == true)
+        }
+    }
+
+    @Test func aTypedPasscodeReleasesNothing() async throws {
+        try await withKeyring(arguments: "policy=owner") { client, services in
+            try await client.simulator("Touch", [.string("left-thumb")])
+            let result = try await services.pam.run("login", input: Self.passcode + "\n")
+            #expect(result.status == 0 && result.output.contains("Passcode:"), "\(result.output)")
+            #expect(try services.probed() == "none", "the passcode was typed: no PAM_AUTHTOK from pam_localauth")
+            #expect(try await client.loginPasswordStored() == true)
+        }
+    }
+
+    @Test func aRemoteLoginReleasesNothing() async throws {
+        try await withKeyring { client, services in
+            try await client.simulator("Touch", [.string(Self.finger)])
+            let result = try await services.pam.run("login", input: Self.typedPassword + "\n", items: ["rhost=laptop.example.org"])
+            #expect(result.status == 0 && result.output.contains("Password:") && !result.output.contains("Touch"), "\(result.output)")
+            // pam_matrix, which took the typed password, wipes it in place: the probe sees an empty token.
+            let probed = try services.probed()
+            #expect(probed.hasPrefix("authtok:") && !probed.contains(Self.loginPassword), "\(probed)")
+            let pending = try await client.connection.property("Pending", interface: LocalAuthBusNames.simulatorInterface,
+                                                               path: LocalAuthBusNames.simulatorPath, destination: LocalAuthBusNames.busName)
+            #expect(pending == .uint32(1), "the touch was not read")
+        }
+    }
+
+    @Test func aChangedPasswordIsDiscardedWithAMessage() async throws {
+        try await withKeyring(accepting: "the-new-login-password") { client, services in
+            try await client.simulator("Touch", [.string(Self.finger)])
+            let texts = try await services.pam.pypamtest("login", expecting: 0)
+            #expect(texts.info.contains { $0.contains("The stored login password no longer works (was it changed?)")
+                && $0.contains("localauth keyring enroll") }, "\(texts.info)")
+            #expect(try services.probed() == "none")
+            #expect(try await client.loginPasswordStored() == false)
+        }
+    }
+
+    @Test func withNothingStoredATouchLogsInAsBefore() async throws {
+        try await withKeyring(storing: nil) { client, services in
+            try await client.simulator("Touch", [.string(Self.finger)])
+            let texts = try await services.pam.pypamtest("login", expecting: 0)
+            #expect(texts.errors.isEmpty && !texts.info.contains { $0.contains("login password") }, "\(texts)")
+            #expect(try services.probed() == "none")
+            #expect(try await client.loginPasswordStored() == false)
+        }
+    }
+
+    @Test func nokeyringKeepsThePasswordBack() async throws {
+        try await withKeyring(arguments: "nokeyring") { client, services in
+            try await client.simulator("Touch", [.string(Self.finger)])
+            let result = try await services.pam.run("login")
+            #expect(result.status == 0, "\(result.output)")
+            #expect(try services.probed() == "none")
+            #expect(try await client.loginPasswordStored() == true)
+        }
+    }
+}
+
+/// The services of the keyring tests, beside ``PAMHarness``'s own in its directory:
+/// - `login`: pam_localauth (a success skips the password), pam_matrix for a typed password, then
+///   pam_authtok_probe.so, which writes the PAM_AUTHTOK it is handed to ``probeFile``;
+/// - `localauth-keyring`: pam_localauth (which must ignore itself there), then pam_matrix accepting
+///   `accepting` for root: the login password as the system knows it.
+struct KeyringServices {
+    let pam: PAMHarness
+    let probeFile: String
+
+    /// `make pam` builds the probe beside the module.
+    static var probe: String {
+        URL(fileURLWithPath: PAMHarness.module).deletingLastPathComponent().appendingPathComponent("pam_authtok_probe.so").path
+    }
+
+    init(bus: PrivateBus, accepting password: String, arguments: String = "") throws {
+        try #require(FileManager.default.fileExists(atPath: Self.probe), "\(Self.probe) is missing: run `make pam` (or `make test`) before `swift test`")
+        pam = try PAMHarness(bus: bus)
+        let directory = pam.directory
+        probeFile = directory.appendingPathComponent("probed").path
+        let module = "\(PAMHarness.module) bus=\(bus.address) timeout=60 \(arguments)"
+        let loginDB = directory.appendingPathComponent("login-passdb").path
+        try "\(PAMHarness.user):\(KeyringPAMTests.typedPassword):login\n".write(toFile: loginDB, atomically: true, encoding: .utf8)
+        try Self.writeKeyringService(in: directory, accepting: password, module: module)
+        try """
+            auth [success=1 default=ignore] \(module)
+            auth requisite \(PAMHarness.matrix) passdb=\(loginDB)
+            auth required \(Self.probe) file=\(probeFile)
+
+            """.write(to: directory.appendingPathComponent("login"), atomically: true, encoding: .utf8)
+    }
+
+    /// `localauth-keyring` in `directory`: pam_matrix accepting `password` for root, after `module` when given.
+    static func writeKeyringService(in directory: URL, accepting password: String, module: String? = nil) throws {
+        let passdb = directory.appendingPathComponent("keyring-passdb").path
+        try "\(PAMHarness.user):\(password):localauth-keyring\n".write(toFile: passdb, atomically: true, encoding: .utf8)
+        try ((module.map { "auth [success=done default=ignore] \($0)\n" } ?? "") + "auth required \(PAMHarness.matrix) passdb=\(passdb)\n")
+            .write(to: directory.appendingPathComponent("localauth-keyring"), atomically: true, encoding: .utf8)
+    }
+
+    /// What the probe wrote: "none", or "authtok:" and the token.
+    func probed() throws -> String {
+        try #require(FileManager.default.fileExists(atPath: probeFile), "the probe did not run")
+        return try String(contentsOfFile: probeFile, encoding: .utf8)
+    }
+}
+
+extension Client {
+    /// Rights.StoreLoginPassword, as `localauth keyring enroll` calls it.
+    func storeLoginPassword(_ password: String) async throws {
+        _ = try await connection.call(destination: LocalAuthBusNames.busName, path: "/org/localauth/LocalAuthentication1/rights",
+                                      interface: "org.localauth.LocalAuthentication1.Rights", member: "StoreLoginPassword",
+                                      arguments: [.string(password)])
+    }
+
+    /// GetUserState's LoginPasswordStored.
+    func loginPasswordStored() async throws -> Bool? {
+        try await userState()["LoginPasswordStored"]?.bool
+    }
+}
