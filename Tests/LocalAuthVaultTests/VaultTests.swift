@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import CSodium
 import LocalAuthCore
+import Foundation
 import LocalAuthVault
+import LocalAuthTestSupport
 import Testing
 
 /// The ``Vault`` over a real AEAD (XChaCha20-Poly1305 from libsodium, a random key per sealer), so
@@ -52,6 +54,8 @@ struct VaultTests {
     let label = Array("localauthd-right-v1\u{0}1000\u{0}/usr/bin/app\u{0}signing\u{0}42".utf8)
     let otherLabel = Array("localauthd-right-v1\u{0}1000\u{0}/usr/bin/app\u{0}signing\u{0}43".utf8)
     static let data = Array("data to sign".utf8)
+    /// Where the vault seals a right's private key: the right's label, then "\0p256-private-key".
+    var privateKeyLabel: [UInt8] { label + [0] + Array("p256-private-key".utf8) }
 
     @Test func theProtectionIsTheSealers() {
         #expect(vault.protection == .wrappingKey)
@@ -193,6 +197,24 @@ struct VaultTests {
                                        sealedPrivateKey: sealedKey, label: label)
             }
         }
+    }
+
+    /// The vault keeps no unsealed private key between operations: once a sign and a decrypt are
+    /// done, the scalar's bytes (big-endian, as sealed and as in the DER made for libcrypto) are
+    /// nowhere in the process. (libcrypto holds it as little-endian limbs, freed with BN_clear_free;
+    /// the scan does not look for that form, and small freed buffers are partly overwritten by malloc.)
+    @Test func theVaultKeepsNoUnsealedPrivateKeyBetweenOperations() throws {
+        // 32 printable bytes: a valid scalar (below the group order), found by a masked scan.
+        let scalar = MaskedSecret(prefix: "", length: 32)
+        let sealedKey = try scalar.withPlainBytes { plain in try vault.seal(SecretBytes(bytes: plain), label: privateKeyLabel) }
+        let publicKey = try scalar.withPlainBytes { plain in try P256PrivateKey(scalar: SecretBytes(bytes: plain)).publicKey }
+        let signature = try vault.sign(Self.data, algorithm: .ecdsaSignatureMessageX962SHA256, sealedPrivateKey: sealedKey, label: label)
+        #expect(try publicKey.isValidSignature(signature, message: Self.data))
+        let ciphertext = try vault.encrypt(Self.data, algorithm: .eciesEncryptionStandardVariableIVX963SHA256AESGCM, publicKey: publicKey.x963)
+        #expect(try vault.decrypt(ciphertext, algorithm: .eciesEncryptionStandardVariableIVX963SHA256AESGCM,
+                                  sealedPrivateKey: sealedKey, label: label).revealed == Self.data)
+        let hits = try MemoryScan.copies(of: [scalar], in: getpid())[0]
+        #expect(hits.isEmpty, "\(hits.count) copies of the private scalar: \(hits)")
     }
 
     /// Random bytes wherever the caller or the record supplies bytes: an answer or a RightVaultError, never a crash.
