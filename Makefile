@@ -241,14 +241,19 @@ uninstall: $(UNINSTALL_HOOKS)
 	@rmdir "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(CONFDIR)" 2>/dev/null || true
 
 ## The PAM module, its pam-auth-update profile (not enabled: `pam-auth-update --enable localauth`)
-## and the localauth-keyring service that checks the login password handed to the keyring.
+## and the localauth-keyring service that checks the login password handed to the keyring (an
+## administrator's edited copy is kept, like localauthd.conf).
 install-pam: pam
 	install -D -m 0644 $(PAM_MODULE) "$(DESTDIR)$(PAMDIR)/pam_localauth.so"
 	install -D -m 0644 pam/localauth.pam-config "$(DESTDIR)$(PAMCONFIGDIR)/localauth"
-	install -D -m 0644 pam/localauth-keyring "$(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring"
+	@if [ -e "$(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring" ] && ! cmp -s pam/localauth-keyring "$(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring"; then \
+	  echo "kept $(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring (edited)"; \
+	else install -D -m 0644 pam/localauth-keyring "$(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring"; fi
 
 uninstall-pam:
-	rm -f "$(DESTDIR)$(PAMDIR)/pam_localauth.so" "$(DESTDIR)$(PAMCONFIGDIR)/localauth" "$(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring"
+	rm -f "$(DESTDIR)$(PAMDIR)/pam_localauth.so" "$(DESTDIR)$(PAMCONFIGDIR)/localauth"
+	@if cmp -s pam/localauth-keyring "$(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring"; then rm -f "$(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring"; \
+	elif [ -e "$(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring" ]; then echo "kept $(DESTDIR)$(PAMSERVICEDIR)/localauth-keyring (edited)"; fi
 
 ## The fprintd provider (providers/fprintd/): binary, units, bus policy, descriptor, polkit rule and
 ## its system user. Not enabled: add `fprintd` to `backends` in localauthd.conf (README).

@@ -194,7 +194,7 @@ check_dpkg_cycle() {
     mkdir -p -m 0700 "$droot/var/lib/localauthd" && echo state > "$droot/var/lib/localauthd/0"
     "${dpkg[@]}" --remove localauthd > "$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail "dpkg --remove"; return; }
     left=$(cd "$droot" && find . -path ./var/lib/dpkg -prune -o ! -type d -printf '%P\n' | sort | tr '\n' ' ')
-    [ "$left" = "etc/localauthd/localauthd.conf var/lib/localauthd/0 " ] || fail "after remove, left: ${left:-nothing} (expected the configuration and the state)"
+    [ "$left" = "etc/localauthd/localauthd.conf etc/pam.d/localauth-keyring var/lib/localauthd/0 " ] || fail "after remove, left: ${left:-nothing} (expected the configuration files and the state)"
     "${dpkg[@]}" --purge localauthd > "$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail "dpkg --purge"; return; }
     left=$(cd "$droot" && find . -path ./var/lib/dpkg -prune -o ! -type d -print)
     [ -z "$left" ] || fail "after purge, left: $left"
@@ -245,6 +245,7 @@ case $mode in
     dpkg-deb -e "$deb" "$work/control"
     check_tree yes
     grep -qx /etc/localauthd/localauthd.conf "$work/control/conffiles" || fail "/etc/localauthd/localauthd.conf is not a conffile"
+    grep -qx /etc/pam.d/localauth-keyring "$work/control/conffiles" || fail "/etc/pam.d/localauth-keyring is not a conffile"
     grep -qF 'rm -rf "${DPKG_ROOT:-}/var/lib/localauthd" "${DPKG_ROOT:-}/etc/localauthd"' "$work/control/postrm" || fail "postrm does not purge the state"
     grep -q 'daemon-reload' "$work/control/postrm" || fail "postrm does not reload systemd"
     step "binaries"; check_binaries
