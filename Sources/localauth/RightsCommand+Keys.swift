@@ -21,7 +21,7 @@ extension RightsCommand {
 
     /// `--reason`, for the commands that authorize a right.
     nonisolated static func reasonOption<Command>(_ field: WritableKeyPath<Command, String?> & Sendable) -> Option<Command> {
-        .value(field, "--reason", "TEXT", "why, shown to the user while the right is authorized (default: names the right and the command)",
+        .value(field, "--reason", "TEXT", "why, shown to the user while the right is authorized, e.g. “sign the release” (default: names the right and the command)",
                parser: ValueParser.nonEmpty("--reason must not be empty.").map { $0 })
     }
 
@@ -30,9 +30,9 @@ extension RightsCommand {
         .flag(field, "--digest", "the input is a SHA-256 digest (32 bytes), not the data (ecdsaSignatureDigestX962SHA256)")
     }
 
-    /// The reason shown when none is given.
+    /// The reason shown when none is given; prompts read “Touch the fingerprint sensor to <reason>.”
     static func defaultReason(_ command: String, _ identifier: String) -> String {
-        "localauth rights \(command) uses your right “\(identifier)”."
+        "use your right “\(identifier)” (localauth rights \(command))"
     }
 
     struct PublicKey: ParsableCommand {
