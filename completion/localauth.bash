@@ -7,7 +7,7 @@ _localauth() {
     while [ "$i" -lt "$COMP_CWORD" ]; do
         word=${COMP_WORDS[i]}
         case $word in
-            --address|--timeout|--policy|--reason|--fallback-title|--cancel-title|--reuse|--usage-description|--interval|--count|--uid|--bus|--touch-timeout|--call-timeout) i=$((i + 1)) ;;
+            --address|--timeout|--policy|--reason|--fallback-title|--cancel-title|--reuse|--usage-description|--interval|--count|--uid|--requirement|--app|--bus|--touch-timeout|--call-timeout) i=$((i + 1)) ;;
             -*) ;;
             *) words+=("$word") ;;
         esac
@@ -15,16 +15,19 @@ _localauth() {
     done
     case $prev in
         --policy) COMPREPLY=($(compgen -W "biometrics owner companion biometrics-or-companion wrist" -- "$cur")); return ;;
-        --address|--timeout|--reason|--fallback-title|--cancel-title|--reuse|--usage-description|--interval|--count|--uid|--bus|--touch-timeout|--call-timeout) COMPREPLY=(); return ;;
+        --requirement) COMPREPLY=($(compgen -W "default biometry biometry-current-set passcode" -- "$cur")); return ;;
+        --address|--timeout|--reason|--fallback-title|--cancel-title|--reuse|--usage-description|--interval|--count|--uid|--app|--bus|--touch-timeout|--call-timeout) COMPREPLY=(); return ;;
     esac
     local candidates="" options="" used=0 arguments=()
     case "${words[*]}" in
-        "") candidates="agent apps attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode provider sim status unenroll" ;;
+        "") candidates="agent apps attention backends can-evaluate completion enroll enrollments evaluate help keyring lockout monitor passcode provider rights sim status unenroll" ;;
         "apps") candidates="allow revoke" ;;
         "enroll") candidates="fingerprint face" ;;
+        "keyring") candidates="enroll status remove" ;;
         "lockout") candidates="reset" ;;
         "passcode") candidates="set change remove" ;;
         "provider") candidates="check" ;;
+        "rights") candidates="list save show public-key secret sign decrypt encrypt verify remove protection" ;;
         "sim") candidates="touch retry face connect disconnect cancel fallback reset" ;;
         "unenroll") candidates="fingerprint face" ;;
         "status"|"status "*) used=1 options="" arguments=() ;;
@@ -53,9 +56,23 @@ _localauth() {
         "apps"|"apps "*) used=1 options="" arguments=() ;;
         "apps allow"|"apps allow "*) used=2 options="--stdin" arguments=("") ;;
         "apps revoke"|"apps revoke "*) used=2 options="" arguments=("") ;;
+        "keyring enroll"|"keyring enroll "*) used=2 options="--stdin" arguments=() ;;
+        "keyring status"|"keyring status "*) used=2 options="" arguments=() ;;
+        "keyring remove"|"keyring remove "*) used=2 options="" arguments=() ;;
         "lockout reset"|"lockout reset "*) used=2 options="--uid" arguments=() ;;
+        "rights list"|"rights list "*) used=2 options="--all" arguments=() ;;
+        "rights save"|"rights save "*) used=2 options="--requirement --secret-stdin" arguments=("") ;;
+        "rights show"|"rights show "*) used=2 options="" arguments=("") ;;
+        "rights public-key"|"rights public-key "*) used=2 options="--pem --der --x963" arguments=("") ;;
+        "rights secret"|"rights secret "*) used=2 options="--reason --force" arguments=("") ;;
+        "rights sign"|"rights sign "*) used=2 options="--reason --digest" arguments=("") ;;
+        "rights decrypt"|"rights decrypt "*) used=2 options="--reason --force" arguments=("") ;;
+        "rights encrypt"|"rights encrypt "*) used=2 options="" arguments=("") ;;
+        "rights verify"|"rights verify "*) used=2 options="--digest" arguments=("" "") ;;
+        "rights remove"|"rights remove "*) used=2 options="--all-mine --app --stdin" arguments=("") ;;
+        "rights protection"|"rights protection "*) used=2 options="" arguments=() ;;
         "provider check"|"provider check "*) used=2 options="--bus --simulate --touch-timeout --call-timeout" arguments=("") ;;
-        "help"|"help "*) used=1 options="" arguments=("agent apps attention backends can-evaluate completion enroll enrollments evaluate help lockout monitor passcode provider sim status unenroll" "allow cancel change check connect disconnect face fallback fingerprint remove reset retry revoke set touch") ;;
+        "help"|"help "*) used=1 options="" arguments=("agent apps attention backends can-evaluate completion enroll enrollments evaluate help keyring lockout monitor passcode provider rights sim status unenroll" "allow cancel change check connect decrypt disconnect encrypt enroll face fallback fingerprint list protection public-key remove reset retry revoke save secret set show sign status touch verify") ;;
         "completion"|"completion "*) used=1 options="" arguments=("bash") ;;
     esac
     local given=$(( ${#words[@]} - used ))

@@ -31,7 +31,7 @@ enum ExitStatus {
             lines.append("  \(status)\(error.swiftName) (LAError \(code))")
         }
         lines += [
-            "  14   rightInvalidated (the enrolled biometry changed since the right was saved)",
+            "  14   rightInvalidated (biometry changed since the right was saved)",
             "  64   usage error",
             "  65   refused by localauthd: invalid input or not supported",
             "  66   rightNotFound (no right of that identifier)",
