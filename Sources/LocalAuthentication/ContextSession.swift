@@ -20,12 +20,36 @@ import Synchronization
 final class ContextSession: Sendable {
     enum Operation: Sendable {
         case canEvaluate(LAPolicy, @Sendable (LAError?) -> Void)
-        case evaluate(LAPolicy, reason: String, @Sendable (LAError?) -> Void)
+        case evaluate(EvaluationCall, @Sendable (CallFailure?) -> Void)
+        /// Any other call to the daemon context, in order with the rest (a right's checks and key
+        /// operations); the bytes it returns, if any.
+        case call(@Sendable (ContextProxy) async throws -> [UInt8]?, @Sendable (Result<[UInt8]?, CallFailure>) -> Void)
         case updateOption(Option)
         case submitPasscode(DBusSecret, evaluation: UInt64, isCredential: Bool)
         case cancel(evaluation: UInt64?)
         case fallback
         case invalidate
+    }
+
+    /// A call that evaluates (prompts, may wait for the user): `EvaluatePolicy`, `AuthorizeRight`,
+    /// `EvaluateRequirement`. One runs at a time per context.
+    struct EvaluationCall: Sendable {
+        /// Makes the call; it may wait for the user as long as `timeout` allows.
+        let perform: @Sendable (_ context: ContextProxy, _ timeout: Duration) async throws -> Void
+        /// Whether it may ask for the passcode: the credential and the passcode provider serve it then.
+        let acceptsPasscode: Bool
+    }
+
+    /// Why a call did not succeed; the caller maps it to its error (``LAError`` for policies).
+    enum CallFailure: Error {
+        /// The context was invalidated before the call.
+        case invalidated
+        /// localauthd could not be reached, or no daemon context could be made.
+        case unreachable(any Error)
+        /// The daemon context (or the bus) refused or failed the call.
+        case refused(any Error)
+        /// Another evaluation runs in this context.
+        case busy
     }
 
     /// The settable context properties, named as on the bus.
@@ -42,6 +66,8 @@ final class ContextSession: Sendable {
         var localizedReason = ""
         var interactionNotAllowed = false
         var allowableReuseDuration: TimeInterval = 0
+        /// Sent once, when the daemon context is made; the Info.plist's unless the app set one.
+        var faceUsageDescription = InfoPlist.faceIDUsageDescription
 
         /// The value the daemon gets; nil titles are the daemon's defaults, texts are cut to its limit.
         func value(of option: Option) -> DBusValue {
@@ -57,7 +83,10 @@ final class ContextSession: Sendable {
         }
 
         var creationOptions: [String: DBusValue] {
-            Dictionary(uniqueKeysWithValues: Option.allCases.map { ($0.rawValue, value(of: $0)) })
+            var options = Dictionary(uniqueKeysWithValues: Option.allCases.map { ($0.rawValue, value(of: $0)) })
+            let description = LocalAuthDaemon.acceptableText(faceUsageDescription ?? "")
+            if !description.isEmpty { options[LocalAuthContextOption.faceUsageDescription.rawValue] = .string(description) }
+            return options
         }
     }
 
@@ -70,7 +99,7 @@ final class ContextSession: Sendable {
 
     struct Evaluation {
         let id: UInt64
-        let policy: LAPolicy
+        let acceptsPasscode: Bool
         let started: Latch
         var hasStarted = false
         var credentialOffered = false
@@ -112,7 +141,9 @@ final class ContextSession: Sendable {
         guard case .terminated = operations.yield(operation) else { return }
         let invalidated = LAError(.invalidContext, message: nil)
         switch operation {
-        case .canEvaluate(_, let done), .evaluate(_, _, let done): done(invalidated)
+        case .canEvaluate(_, let done): done(invalidated)
+        case .evaluate(_, let done): done(.invalidated)
+        case .call(_, let done): done(.failure(.invalidated))
         case .updateOption, .submitPasscode, .cancel, .fallback, .invalidate: break
         }
     }
@@ -141,7 +172,7 @@ final class ContextSession: Sendable {
     func setCredential(_ credential: DBusSecret?) {
         let submission = state.withLock { state -> (DBusSecret, UInt64)? in
             state.credential = credential
-            guard let credential, var evaluation = state.evaluation, evaluation.policy == .deviceOwnerAuthentication else { return nil }
+            guard let credential, var evaluation = state.evaluation, evaluation.acceptsPasscode else { return nil }
             guard evaluation.hasStarted else {
                 evaluation.credentialOffered = false
                 state.evaluation = evaluation
@@ -189,8 +220,17 @@ final class ContextSession: Sendable {
                 await refresh(daemon)
                 done(LAError(reply: error, policy: policy))
             }
-        case .evaluate(let policy, let reason, let done):
-            await evaluate(policy, reason: reason, done)
+        case .evaluate(let call, let done):
+            await evaluate(call, done)
+        case .call(let perform, let done):
+            let daemon: Daemon
+            do { daemon = try await daemonContext() } catch { return done(.failure(.unreachable(error))) }
+            do {
+                done(.success(try await perform(daemon.proxy)))
+            } catch {
+                forgetIfDisconnected(daemon)
+                done(.failure(.refused(error)))
+            }
         case .updateOption(let option):
             guard let (daemon, value) = state.withLock({ state in state.daemon.map { ($0, state.options.value(of: option)) } }) else { return }
             // The value is always acceptable to the daemon; a failure means the context is gone, which the next call reports.
@@ -219,27 +259,24 @@ final class ContextSession: Sendable {
         }
     }
 
-    private func evaluate(_ policy: LAPolicy, reason: String, _ done: @escaping @Sendable (LAError?) -> Void) async {
+    private func evaluate(_ evaluation: EvaluationCall, _ done: @escaping @Sendable (CallFailure?) -> Void) async {
         let daemon: Daemon
-        do { daemon = try await daemonContext() } catch { return done(.unavailable(for: policy, because: error)) }
+        do { daemon = try await daemonContext() } catch { return done(.unreachable(error)) }
         let started = Latch()
         let id = state.withLock { state -> UInt64? in
             guard state.evaluation == nil else { return nil }
             defer { state.nextID += 1 }
-            state.evaluation = Evaluation(id: state.nextID, policy: policy, started: started)
+            state.evaluation = Evaluation(id: state.nextID, acceptsPasscode: evaluation.acceptsPasscode, started: started)
             return state.nextID
         }
-        guard let id else {
-            return done(LAError(.systemCancel, message: "This LAContext is already evaluating a policy; wait for its reply or use another LAContext."))
-        }
+        guard let id else { return done(.busy) }
         Task(executorPreference: ClientExecutor.shared) { [self] in
-            var outcome: LAError?
+            var outcome: CallFailure?
             do {
-                _ = try await call(daemon, "EvaluatePolicy", [.uint32(UInt32(policy.rawValue)), .string(reason)],
-                                   timeout: LocalAuthDaemon.evaluationTimeout)
+                try await evaluation.perform(daemon.proxy, LocalAuthDaemon.evaluationTimeout)
             } catch {
                 forgetIfDisconnected(daemon)
-                outcome = LAError(reply: error, policy: policy)
+                outcome = .refused(error)
             }
             started.open()
             await refresh(daemon)
@@ -323,7 +360,7 @@ final class ContextSession: Sendable {
                 evaluation.credentialPending = false
                 state.credential = nil
             }
-            if evaluation.policy == .deviceOwnerAuthentication {
+            if evaluation.acceptsPasscode {
                 if let credential = state.credential, !evaluation.credentialOffered {
                     evaluation.credentialOffered = true
                     evaluation.credentialPending = true

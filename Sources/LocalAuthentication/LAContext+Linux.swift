@@ -26,6 +26,15 @@ extension LAContext {
         set { session.state.withLock { $0.passcodeProvider = newValue } }
     }
 
+    /// Why this app uses Face ID, shown when localauthd asks the user's consent (context option
+    /// `FaceUsageDescription`). Defaults to the app's Info.plist `NSFaceIDUsageDescription`; nil
+    /// or "" sends none, and face is then not offered to the app while the daemon's `face_consent`
+    /// is on. Sent when the daemon context is made: set it before the first check or evaluation.
+    public var faceIDUsageDescription: String? {
+        get { session.state.withLock { $0.options.faceUsageDescription } }
+        set { session.state.withLock { $0.options.faceUsageDescription = newValue } }
+    }
+
     /// The user chose the app's cancel button: the running evaluation ends with `userCancel`.
     public func userCancelled() {
         session.send(.cancel(evaluation: nil))

@@ -80,8 +80,13 @@ open class LAContext: NSObject, @unchecked Sendable {
     open func evaluatePolicy(
         _ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void
     ) {
-        session.send(.evaluate(policy, reason: reason(localizedReason)) { failure in
-            Self.replyQueue.async { reply(failure == nil, failure) }
+        let reason = reason(localizedReason)
+        let call = ContextSession.EvaluationCall(
+            perform: { try await $0.evaluatePolicy(UInt32(policy.rawValue), reason: reason, timeout: $1) },
+            acceptsPasscode: policy == .deviceOwnerAuthentication)
+        session.send(.evaluate(call) { failure in
+            let error = failure.map { LAError($0, policy: policy) }
+            Self.replyQueue.async { reply(error == nil, error) }
         })
     }
 

@@ -29,6 +29,16 @@ extension LAError {
         }
     }
 
+    /// The error a policy's evaluation ends with when the daemon call did not succeed.
+    init(_ failure: ContextSession.CallFailure, policy: LAPolicy) {
+        switch failure {
+        case .invalidated: self.init(.invalidContext, message: nil)
+        case .unreachable(let error): self = .unavailable(for: policy, because: error)
+        case .refused(let error): self.init(reply: error, policy: policy)
+        case .busy: self.init(.systemCancel, message: "This LAContext is already evaluating a policy; wait for its reply or use another LAContext.")
+        }
+    }
+
     /// What an evaluation or check reports when localauthd cannot be used at all (not running, no
     /// bus, no context to be had): `biometryNotAvailable` for the biometric policies,
     /// `passcodeNotSet` for `deviceOwnerAuthentication`, `companionNotAvailable` for the companion ones.

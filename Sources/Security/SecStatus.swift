@@ -11,3 +11,5 @@ public let errSecAuthFailed: OSStatus = -25293
 public let errSecItemNotFound: OSStatus = -25300
 /// User interaction is not allowed.
 public let errSecInteractionNotAllowed: OSStatus = -25308
+/// A signature did not verify.
+public let errSecVerifyFailed: OSStatus = -67808

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import LocalAuthAPI
+import LocalAuthDBus
+import LocalAuthProxies
+
+/// A right as the daemon describes it (`Rights.SaveRight`, `Rights.GetRight`; ``LocalAuthRightKey``).
+struct RightDescription: Sendable {
+    let identifier: String
+    let requirement: String
+    let hasSecret: Bool
+    /// X9.63, 65 bytes.
+    let publicKey: [UInt8]
+    let invalidated: Bool
+
+    init(_ values: [String: DBusValue]) throws {
+        func value(_ key: LocalAuthRightKey) -> DBusValue? { values[key.rawValue] }
+        guard let identifier = value(.identifier)?.string, let requirement = value(.requirement)?.string,
+              let publicKey = value(.publicKey)?.bytes
+        else {
+            throw LAError(.systemCancel, message: "localauthd described a right without its identifier, requirement or public key.")
+        }
+        self.identifier = identifier
+        self.requirement = requirement
+        self.publicKey = publicKey
+        hasSecret = value(.hasSecret)?.bool ?? false
+        invalidated = value(.invalidated)?.bool ?? false
+    }
+}
+
+/// The daemon's Rights object (``LocalAuthInterface/rights``) for this process's user and
+/// application, on the connection all contexts share. Each call's errors are mapped by ``RightError``.
+struct RightsService: Sendable {
+    let bus: Result<DBusBus, LAError>
+
+    func saveRight(_ identifier: String, requirement: String, secret: Data?) async throws -> RightDescription {
+        // The secret travels as `ay`; the copy in the outgoing message is not wiped (libdbus owns it).
+        try RightDescription(try await call { try await $0.saveRight(identifier, requirement: requirement, secret: secret.map(Array.init) ?? []) })
+    }
+
+    func right(_ identifier: String) async throws -> RightDescription {
+        try RightDescription(try await call { try await $0.right(identifier) })
+    }
+
+    func removeRight(_ identifier: String) async throws {
+        try await call { try await $0.removeRight(identifier) }
+    }
+
+    func removeAllRights() async throws {
+        try await call { try await $0.removeAllRights() }
+    }
+
+    func encrypt(_ plaintext: Data, algorithm: String, publicKey: [UInt8]) async throws -> Data {
+        Data(try await call { try await $0.encrypt(publicKey: publicKey, algorithm: algorithm, plaintext: Array(plaintext)) })
+    }
+
+    func verify(_ data: Data, signature: Data, algorithm: String, publicKey: [UInt8]) async throws -> Bool {
+        try await call { try await $0.verify(publicKey: publicKey, algorithm: algorithm, signedData: Array(data), signature: Array(signature)) }
+    }
+
+    private func call<T>(_ body: (RightsProxy) async throws -> T) async throws -> T {
+        let connection: DBusConnection
+        do {
+            connection = try await DaemonBus.connection(to: bus.get())
+        } catch {
+            throw LAError.unavailable(for: .deviceOwnerAuthentication, because: error)
+        }
+        do {
+            return try await body(RightsProxy(connection))
+        } catch {
+            throw RightError.from(reply: error)
+        }
+    }
+}
