@@ -158,3 +158,27 @@ enum RightAuthorizationProbe {
         }
     }
 }
+
+@Suite("Rights: configuration", .timeLimit(.minutes(1)))
+struct RightsConfigurationTests {
+    @Test func keyProtectionAndTheTCTIAreRead() throws {
+        #expect(Configuration().keyProtection == .auto && Configuration().tpmTCTI == "device:/dev/tpmrm0")
+        let configuration = try ConfigurationParser.parse("key_protection = wrapping-key\ntpm_tcti = swtpm:host=127.0.0.1,port=2321\n", file: "t.conf")
+        #expect(configuration.keyProtection == .wrappingKey && configuration.tpmTCTI == "swtpm:host=127.0.0.1,port=2321")
+        #expect(try ConfigurationParser.parse("key_protection = tpm2\n", file: "t.conf").keyProtection == .tpm2)
+    }
+
+    @Test(arguments: ["key_protection = tpm\n", "key_protection = \n", "tpm_tcti = :/dev/tpm0\n", "tpm_tcti = dev ice:x\n"])
+    func badValuesAreConfigurationErrors(text: String) {
+        #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(text, file: "t.conf") }
+    }
+
+    @Test func aReloadKeepsThemUntilARestart() async throws {
+        let h = try EngineHarness()
+        var changed = h.configuration
+        changed.keyProtection = .tpm2
+        changed.tpmTCTI = "swtpm:port=1"
+        let needRestart = await h.engine.reload(changed)
+        #expect(needRestart.contains("key_protection") && needRestart.contains("tpm_tcti"))
+    }
+}
