@@ -63,7 +63,7 @@ extension PolicyEngine {
         remember(caller)
         let app = try identifiedApp(app)
         try takeChange(of: caller.uid)
-        try await changeRights(of: caller.uid) { book in
+        try await changeRights(of: caller.uid, client: caller.client) { book in
             let removed = book.removeAll(of: app)
             return removed == 0 ? nil : "Removed the \(removed) rights of \(DisplayText.escaped(app, limit: 128))."
         }
@@ -456,7 +456,7 @@ extension PolicyEngine {
         }
         try takeChange(of: uid)
         var info: RightInfo?
-        try await changeRights(of: uid) { (book) throws(LocalAuthError) in
+        try await changeRights(of: uid, client: client) { (book) throws(LocalAuthError) in
             try book.checkRoom(for: key)
             let generation = environment.cookies.randomNumbers(1)[0]
             let label = RightRecord.label(user: uid, application: key.application, identifier: key.identifier, generation: generation)
@@ -481,7 +481,7 @@ extension PolicyEngine {
             throw key == Self.loginKey ? LocalAuthError(.rightNotFound, "No login password is stored.") : Self.rightNotFound
         }
         try takeChange(of: uid)
-        try await changeRights(of: uid) { (book) throws(LocalAuthError) in
+        try await changeRights(of: uid, client: client) { (book) throws(LocalAuthError) in
             guard book.remove(key) != nil else {
                 throw key == Self.loginKey ? LocalAuthError(.rightNotFound, "No login password is stored.") : Self.rightNotFound
             }
@@ -492,7 +492,7 @@ extension PolicyEngine {
     /// In the user's save turn: applies `change` to a copy of the user's rights (it returns the
     /// audit message, nil for no change), saves it durably, and only then takes it; ends every
     /// authorization of a right that went or got a new generation.
-    private func changeRights(of uid: UInt32, _ change: (inout UserRights) throws(LocalAuthError) -> String?) async throws(LocalAuthError) {
+    private func changeRights(of uid: UInt32, client: ClientID, _ change: (inout UserRights) throws(LocalAuthError) -> String?) async throws(LocalAuthError) {
         guard let store = environment.rightStore else {
             throw LocalAuthError(.serviceFailure, "Rights are not available: the service was started without a place to save them.")
         }
@@ -508,7 +508,7 @@ extension PolicyEngine {
         }
         rightBooks[uid] = .success(after)
         endAuthorizations(of: uid) { key, generation in after.record(key)?.generation != generation }
-        recordAudit(AuditEntry(.right, severity: .notice, user: uid, result: "changed", message: message))
+        recordAudit(AuditEntry(.right, severity: .notice, user: uid, client: client.rawValue, result: "changed", message: message))
         if before.record(Self.loginKey) != after.record(Self.loginKey) { announceUserState(uid) }
     }
 
