@@ -16,7 +16,9 @@ struct SealingDirectory: Sendable {
     init(path: String) throws(RightVaultError) {
         self.path = path
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw RightVaultError(.failed, "Cannot create the sealing directory \(path): \(Self.describe(errno)). Create its parent directory (the daemon's state directory).")
+            let code = errno
+            throw RightVaultError(.failed, "Cannot create the sealing directory \(path): \(Self.describe(code))."
+                                  + (code == ENOENT ? " Create its parent directory (the daemon's state directory)." : ""))
         }
         var status = stat()
         guard lstat(path, &status) == 0 else {
