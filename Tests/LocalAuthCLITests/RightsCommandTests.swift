@@ -228,6 +228,27 @@ struct RightsCommandTests {
         }
     }
 
+    @Test func aBiometryCurrentSetRightIsInvalidatedByANewEnrollment() async throws {
+        try await withDaemon(configuration: Self.configuration) { _, bus in
+            let client = try await Client(bus)
+            try await client.setUp(fingers: ["right-index-finger"])
+            let files = try Scratch()
+            try files.write("data", Array("payload".utf8))
+            #expect(try await CLI.run(bus, ["rights", "save", "current", "--requirement", "biometry-current-set"]).status == 0)
+            #expect(try await CLI.run(bus, ["rights", "show", "current"]).stdout.contains("state: valid\n"))
+            try await client.managerProxy.enroll(modality: "fingerprint", label: "left-thumb", passcode: .string("4711-secret"))
+
+            let shown = try await CLI.run(bus, ["rights", "show", "current"])
+            #expect(shown.status == 0 && shown.stdout.contains("state: invalidated: the enrolled biometry changed"), "\(shown)")
+            let listed = Self.json(try await CLI.run(bus, ["rights", "list", "--json"]).stdout)["rights"] as? [[String: Any]] ?? []
+            #expect(listed.first?["invalidated"] as? Bool == true, "\(listed)")
+            let signed = try await Self.run(bus, ["rights", "sign", "current"], input: files.path("data"), output: files.path("sig"))
+            #expect(signed.status == 14 && signed.stderr.contains("Remove it and save it again"), "\(signed)")
+            // The public key still works: it is only the private key that needs the requirement.
+            #expect(try await Self.run(bus, ["rights", "encrypt", "current"], input: files.path("data"), output: files.path("enc")).status == 0)
+        }
+    }
+
     @Test func protectionAndStatusSayHowKeysAreSealed() async throws {
         try await withDaemon(configuration: Self.configuration) { _, bus in
             let protection = try await CLI.run(bus, ["rights", "protection"])
