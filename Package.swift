@@ -53,6 +53,8 @@ let package = Package(
         // Apple-platform code that builds unchanged against LocalAuthentication.
         .executableTarget(name: "BiometricAuthManagerExample", dependencies: ["LocalAuthentication"],
                           path: "Examples/BiometricAuthManager"),
+        .executableTarget(name: "SecureNotesExample", dependencies: ["LocalAuthentication", "Security"],
+                          path: "Examples/SecureNotes"),
         // Test doubles and a harness that drive the core without a bus, disk or real clock.
         .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthDBus", "LocalAuthProxies"]),
 
@@ -81,10 +83,11 @@ let package = Package(
         // Integration: the real localauthd binary on a private bus, driven by gdbus, busctl, python3-dbus and LocalAuthDBus.
         .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthProviders", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthenticationTests",
-                    dependencies: ["LocalAuthentication", "LocalAuthDBus", "LocalAuthTestSupport", "localauthd", "BiometricAuthManagerExample"]),
+                    dependencies: ["LocalAuthentication", "Security", "LocalAuthDBus", "LocalAuthTestSupport", "localauthd",
+                                   "BiometricAuthManagerExample", "SecureNotesExample"]),
         // iOS code in Swift 5 language mode: the `reply` closures Apple's SDK accepts there must build.
         .testTarget(name: "LocalAuthenticationSwift5Tests",
-                    dependencies: ["LocalAuthentication", "LocalAuthTestSupport", "localauthd"],
+                    dependencies: ["LocalAuthentication", "Security", "LocalAuthTestSupport", "localauthd"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         // The real localauth binary against the real localauthd on a private bus.
         .testTarget(name: "LocalAuthCLITests", dependencies: ["localauth", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
