@@ -156,6 +156,11 @@ extension PolicyEngine {
         let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
         // Rights that need the passcode go with it, durably before the reply (Apple: items that
         // vanish when the passcode is removed); when that fails the passcode stays.
+        passcodeRemovals[uid, default: 0] += 1
+        defer {
+            passcodeRemovals[uid, default: 1] -= 1
+            if passcodeRemovals[uid] == 0 { passcodeRemovals[uid] = nil }
+        }
         try await removeEveryRight(of: uid, client: caller.client)
         // Taken in the user's save turn: an enrollment saved while this waited for it is removed too.
         var removedProfile = UserProfile()

@@ -457,6 +457,8 @@ extension PolicyEngine {
         try takeChange(of: uid)
         var info: RightInfo?
         try await changeRights(of: uid, client: client) { (book) throws(LocalAuthError) in
+            // The passcode may have gone (or be going) while this waited for the user's turn.
+            guard passcodeRemovals[uid] == nil, userRecord(uid).profile.hasPasscode else { throw LocalAuthError(.passcodeNotSet) }
             try book.checkRoom(for: key)
             let generation = environment.cookies.randomNumbers(1)[0]
             let label = RightRecord.label(user: uid, application: key.application, identifier: key.identifier, generation: generation)

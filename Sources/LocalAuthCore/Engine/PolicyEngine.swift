@@ -140,6 +140,9 @@ public actor PolicyEngine {
     /// Per user: saves and removals of rights, and key and secret operations, within their limits.
     var rightChangeLimiters: [UInt32: RightOperationLimiter] = [:]
     var rightOperationLimiters: [UInt32: RightOperationLimiter] = [:]
+    /// Users whose passcode is being removed: no right may be saved until it is over (it would
+    /// outlive the passcode it needs).
+    var passcodeRemovals: [UInt32: Int] = [:]
 
     /// Where the engine runs (``unownedExecutor``).
     private nonisolated let executor: any SerialExecutor
