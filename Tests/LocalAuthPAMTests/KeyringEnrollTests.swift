@@ -6,7 +6,7 @@ import Testing
 
 /// `localauth keyring enroll | status | remove`, the real binary under pam_wrapper: the password is
 /// checked on a localauth-keyring service of the test's own (pam_matrix) before it is stored.
-@Suite("localauth keyring", .timeLimit(.minutes(3)))
+@Suite("localauth keyring", .serialized, .timeLimit(.minutes(3)))
 struct KeyringEnrollTests {
     static let password = "my login password"
 

@@ -7,8 +7,10 @@ import Testing
 /// The login keyring after a fingerprint login: pam_localauth releases the stored login password,
 /// checks it on the localauth-keyring service (pam_matrix here, with pam_localauth in front of it
 /// to show that the module ignores itself there) and sets PAM_AUTHTOK, which the next module,
-/// pam_authtok_probe.so (standing in for pam_gnome_keyring), writes to a file.
-@Suite("pam_localauth.so: the login keyring", .timeLimit(.minutes(3)))
+/// pam_authtok_probe.so (standing in for pam_gnome_keyring), writes to a file. Serialized: each
+/// pamtester picks pam_wrapper's /tmp/pam.X directory by its pid, and two starting at the same
+/// moment can share one (and read each other's services), so fewer run at once.
+@Suite("pam_localauth.so: the login keyring", .serialized, .timeLimit(.minutes(3)))
 struct KeyringPAMTests {
     static let finger = "right-index-finger"
     static let passcode = "4711-secret"
@@ -37,7 +39,7 @@ struct KeyringPAMTests {
             let result = try await tester.finish()
             #expect(result.status == 0 && result.output.contains(PAMOutcome.success), "\(result.output)")
             #expect(!result.output.contains("Password:"), "\(result.output)")
-            #expect(try services.probed() == "authtok:" + Self.loginPassword)
+            #expect(try services.probed() == "authtok:" + Self.loginPassword, "\(result.output)")
             #expect(try await client.loginPasswordStored() == true)
         }
     }
