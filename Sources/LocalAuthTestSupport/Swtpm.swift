@@ -40,18 +40,19 @@ public final class Swtpm: Sendable {
         }
         ownsState = stateDirectory == nil
         socket = self.stateDirectory + "/swtpm.sock"
-        let status = try await Self.run(Self.swtpmPath, [
+        // No --log: swtpm logs each client's disconnection, and a log file in the state directory
+        // could be written again while stop() removes the directory.
+        let arguments = [
             "socket", "--tpm2",
             "--server", "type=unixio,path=\(socket)",
             "--ctrl", "type=unixio,path=\(socket).ctrl",
             "--tpmstate", "dir=\(self.stateDirectory)",
             "--flags", "not-need-init,startup-clear",
-            "--log", "file=\(self.stateDirectory)/swtpm.log",
             "--daemon",
-        ])
+        ]
+        let status = try await Self.run(Self.swtpmPath, arguments)
         guard status == 0 else {
-            let log = (try? String(contentsOfFile: self.stateDirectory + "/swtpm.log", encoding: .utf8)) ?? ""
-            throw Failure(message: "swtpm exited with \(status): \(log)")
+            throw Failure(message: "swtpm exited with \(status); run it by hand to see why: \(Self.swtpmPath) \(arguments.joined(separator: " "))")
         }
     }
 
