@@ -5,8 +5,9 @@ public struct DBusInterfaceDescription: Sendable, Hashable {
     public struct Argument: Sendable, Hashable {
         public let name: String
         public let type: String
-        /// A method's `s` argument that holds a secret: an object registered with this interface
-        /// receives it as a ``DBusValue/secret(_:)``, never as a `String` (see ``DBusSecret``).
+        /// A method's `s` or `ay` argument that holds a secret: an object registered with this
+        /// interface receives it as a ``DBusValue/secret(_:)`` or ``DBusValue/secretBytes(_:)``,
+        /// never as a `String` or an array (see ``DBusSecret``).
         /// Introspection does not show it.
         public let isSecret: Bool
         public init(_ name: String, _ type: String, secret: Bool = false) {

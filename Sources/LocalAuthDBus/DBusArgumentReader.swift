@@ -38,6 +38,16 @@ public struct DBusArgumentReader: Sendable {
         }
         throw .invalidArgs("argument \(index) should be of type s, got \(value.signature)")
     }
+    /// An `ay` argument that the method's description marks secret, as the registration decoded it
+    /// (see ``secret()``).
+    public mutating func secretBytes() throws(DBusError) -> DBusSecret {
+        let value = try next()
+        if let secret = value.secretBytes { return secret }
+        guard value.bytes == nil else {
+            throw .failed("argument \(index) is a secret but was decoded as bytes; register the object with its interface description")
+        }
+        throw .invalidArgs("argument \(index) should be of type ay, got \(value.signature)")
+    }
     public mutating func objectPath() throws(DBusError) -> String { try next("o", \.objectPath) }
     public mutating func bytes() throws(DBusError) -> [UInt8] { try next("ay", \.bytes) }
     public mutating func strings() throws(DBusError) -> [String] { try next("as", \.strings) }

@@ -5,7 +5,7 @@ import CDBus
 extension DBusMessage {
     /// Appends `values` after validating all of them, so nothing invalid reaches libdbus and a
     /// failure leaves no half-written argument behind. The message must have no arguments yet if
-    /// any value is a `.secret` (its copy is zeroed when libdbus frees the message).
+    /// any value is a `.secret` or `.secretBytes` (its copy is zeroed when libdbus frees the message).
     func append(_ values: [DBusValue]) throws(DBusError) {
         for value in values { try value.validate() }
         let signature = DBusValue.signature(of: values)
@@ -15,7 +15,7 @@ extension DBusMessage {
         var iter = DBusMessageIter()
         dbus_message_iter_init_append(raw, &iter)
         for value in values { try Self.write(value, into: &iter) }
-        try fillSecrets(values.indices.compactMap { index in values[index].secret.map { (index, $0) } })
+        try fillSecrets(values.indices.compactMap { index in values[index].anySecret.map { (index, $0) } })
     }
 
     /// The most values one message may decode to (every string, number, container and entry
@@ -28,8 +28,9 @@ extension DBusMessage {
     /// types this module does not support (unix fds), or with `LimitsExceeded` as soon as the
     /// message holds more than ``maximumValueCount`` values (decoding stops there).
     ///
-    /// The top-level string arguments at `secretIndexes` become `.secret` values and their bytes in
-    /// the message are zeroed; an argument there of another type is read as usual.
+    /// The top-level string arguments at `secretIndexes` become `.secret` values, and the byte
+    /// arrays there `.secretBytes`; their bytes in the message are zeroed. An argument there of
+    /// another type is read as usual.
     func arguments(secretIndexes: Set<Int> = []) throws(DBusError) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
@@ -40,6 +41,10 @@ extension DBusMessage {
             if secretIndexes.contains(values.count), dbus_message_iter_get_arg_type(&iter) == DBusTypeCode.string {
                 try Self.spend(&budget)
                 values.append(.secret(Self.takeSecret(&iter)))
+            } else if secretIndexes.contains(values.count), dbus_message_iter_get_arg_type(&iter) == DBusTypeCode.array,
+                      dbus_message_iter_get_element_type(&iter) == DBusTypeCode.byte {
+                try Self.spend(&budget)
+                values.append(.secretBytes(Self.takeSecretBytes(&iter)))
             } else {
                 values.append(try Self.read(&iter, &budget))
             }
@@ -68,6 +73,9 @@ extension DBusMessage {
             // A stand-in of the same length: libdbus may reallocate the body while later arguments
             // are appended, which would leave a copy in freed memory. `fillSecrets` puts the bytes in.
             try appendString(&iter, DBusTypeCode.string, String(repeating: "*", count: secret.count))
+        case .secretBytes(let secret):
+            // Zeros of the same length, for the same reason; `fillSecrets` puts the bytes in.
+            try write(.bytes([UInt8](repeating: 0, count: secret.count)), into: &iter)
         case .objectPath(let v): try appendString(&iter, DBusTypeCode.objectPath, v)
         case .signature(let v): try appendString(&iter, DBusTypeCode.signature, v)
         case .bytes(let bytes):

@@ -22,7 +22,21 @@ extension DBusMessage {
         }
     }
 
-    /// Copies each secret into the stand-in string `append` wrote at its top-level argument index,
+    /// Copies the byte array argument at `iter` into a `DBusSecret` and zeroes its bytes inside the
+    /// message, as ``takeSecret(_:)`` does for a string.
+    static func takeSecretBytes(_ iter: inout DBusMessageIter) -> DBusSecret {
+        var elements = DBusMessageIter()
+        dbus_message_iter_recurse(&iter, &elements)
+        var pointer: UnsafeMutableRawPointer?
+        var count: Int32 = 0
+        dbus_message_iter_get_fixed_array(&elements, &pointer, &count)
+        guard let pointer, count > 0 else { return DBusSecret(copying: []) }
+        let bytes = pointer.assumingMemoryBound(to: UInt8.self)
+        defer { explicit_bzero(bytes, Int(count)) }
+        return DBusSecret(copying: bytes, count: Int(count))
+    }
+
+    /// Copies each secret into the stand-in string or byte array `append` wrote at its top-level argument index,
     /// and makes libdbus zero those bytes when it frees this message (after it has been sent).
     /// Call once the message is complete: its body is not moved after that.
     func fillSecrets(_ secrets: [(index: Int, secret: DBusSecret)]) throws(DBusError) {
@@ -39,6 +53,19 @@ extension DBusMessage {
                     if let pointer = value.str, strlen(pointer) == secret.count {
                         let range = UnsafeMutableRawBufferPointer(start: pointer, count: secret.count)
                         secret.withBytes { range.copyMemory(from: UnsafeRawBufferPointer($0)) }
+                        ranges.append(range)
+                    }
+                } else if let secret = secrets.first(where: { $0.index == index })?.secret,
+                          dbus_message_iter_get_arg_type(&iter) == DBusTypeCode.array,
+                          dbus_message_iter_get_element_type(&iter) == DBusTypeCode.byte {
+                    var elements = DBusMessageIter()
+                    dbus_message_iter_recurse(&iter, &elements)
+                    var pointer: UnsafeMutableRawPointer?
+                    var count: Int32 = 0
+                    dbus_message_iter_get_fixed_array(&elements, &pointer, &count)
+                    if Int(count) == secret.count {
+                        let range = UnsafeMutableRawBufferPointer(start: pointer, count: secret.count)
+                        if secret.count > 0 { secret.withBytes { range.copyMemory(from: UnsafeRawBufferPointer($0)) } }
                         ranges.append(range)
                     }
                 }

@@ -16,7 +16,7 @@ public final class DBusSignalTemplate: @unchecked Sendable {
     public init(interface: String, member: String, arguments: [DBusValue]) throws(DBusError) {
         try DBusSyntax.requireInterface(interface)
         try DBusSyntax.requireMember(member)
-        guard !arguments.contains(where: { $0.secret != nil }) else { throw .invalidArgs("a signal carries no secrets") }
+        guard !arguments.contains(where: { $0.anySecret != nil }) else { throw .invalidArgs("a signal carries no secrets") }
         guard let raw = dbus_message_new(DBusMessage.Kind.signal.rawValue) else {
             throw DBusError(.noMemory, "out of memory creating a message")
         }

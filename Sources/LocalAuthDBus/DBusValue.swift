@@ -18,6 +18,10 @@ public indirect enum DBusValue: Sendable, Hashable {
     /// An `s` that holds a secret: never a Swift `String`. Only a top-level argument of a message
     /// may be one (its copy in the message is zeroed when libdbus frees the message).
     case secret(DBusSecret)
+    /// An `ay` that holds a secret (a right's secret, a plaintext, a shared key): never a Swift
+    /// array. Only a top-level argument of a message may be one (its copy in the message is
+    /// zeroed when libdbus frees the message).
+    case secretBytes(DBusSecret)
     case objectPath(String)
     case signature(String)
     /// `ay`.
@@ -46,7 +50,7 @@ public indirect enum DBusValue: Sendable, Hashable {
         case .string, .secret: "s"
         case .objectPath: "o"
         case .signature: "g"
-        case .bytes: "ay"
+        case .bytes, .secretBytes: "ay"
         case .array(let element, _): "a" + element
         case .dictionary(let key, let value, _): "a{" + key + value + "}"
         case .structure(let fields): "(" + fields.map(\.signature).joined() + ")"
@@ -66,6 +70,7 @@ public indirect enum DBusValue: Sendable, Hashable {
         case .secret(let secret): 5 + secret.count
         case .signature(let text): 2 + text.utf8.count
         case .bytes(let bytes): 4 + bytes.count
+        case .secretBytes(let secret): 4 + secret.count
         case .array(_, let elements): 4 + elements.reduce(0) { $0 + $1.byteCount }
         case .dictionary(_, _, let entries): 4 + entries.reduce(0) { $0 + $1.key.byteCount + $1.value.byteCount }
         case .structure(let fields): fields.reduce(0) { $0 + $1.byteCount }
@@ -116,6 +121,14 @@ extension DBusValue {
     public var double: Double? { if case .double(let v) = self { v } else { nil } }
     public var string: String? { if case .string(let v) = self { v } else { nil } }
     public var secret: DBusSecret? { if case .secret(let v) = self { v } else { nil } }
+    public var secretBytes: DBusSecret? { if case .secretBytes(let v) = self { v } else { nil } }
+    /// The secret of a `.secret` or `.secretBytes` value.
+    public var anySecret: DBusSecret? {
+        switch self {
+        case .secret(let v), .secretBytes(let v): v
+        default: nil
+        }
+    }
     public var objectPath: String? { if case .objectPath(let v) = self { v } else { nil } }
     public var variant: DBusValue? { if case .variant(let v) = self { v } else { nil } }
     public var structure: [DBusValue]? { if case .structure(let v) = self { v } else { nil } }
@@ -182,6 +195,12 @@ extension DBusValue {
         case .secret(let secret):
             guard depth == 0 else { throw .invalidArgs("a secret can only be a top-level argument, not inside a container") }
             guard secret.isValidString else { throw .invalidArgs("a secret string is not valid UTF-8 or contains NUL") }
+            return
+        case .secretBytes(let secret):
+            guard depth == 0 else { throw .invalidArgs("a secret can only be a top-level argument, not inside a container") }
+            guard secret.count <= Self.maximumArrayBytes else {
+                throw .limitsExceeded("byte array of \(secret.count) bytes exceeds the D-Bus limit of 64 MiB")
+            }
             return
         case .objectPath(let path):
             try DBusSyntax.requireObjectPath(path)

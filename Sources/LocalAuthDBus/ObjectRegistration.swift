@@ -52,7 +52,7 @@ final class ObjectRegistration: @unchecked Sendable {
             reply.fail(error)
             return DBUS_HANDLER_RESULT_HANDLED
         }
-        if arguments.contains(where: { $0.secret != nil }), !scrubQueued {
+        if arguments.contains(where: { $0.anySecret != nil }), !scrubQueued {
             scrubQueued = true
             connection.queue.async { [self, weak connection] in
                 scrubQueued = false
