@@ -82,14 +82,14 @@ public enum LocalAuthInterface {
     public static let rights = DBusInterfaceDescription(
         name: LocalAuthBusNames.rightsInterface,
         methods: [
-            M("SaveRight", in: [A("identifier", "s"), A("requirement", "s"), A("secret", "ay"), A("options", "a{sv}")],
+            M("SaveRight", in: [A("identifier", "s"), A("requirement", "s"), A("secret", "ay", secret: true), A("options", "a{sv}")],
               out: [A("right", "a{sv}")]),
             M("GetRight", in: [A("identifier", "s")], out: [A("right", "a{sv}")]),
             M("ListRights", in: [A("all_applications", "b")], out: [A("rights", "a(ss)")]),
             M("RemoveRight", in: [A("identifier", "s")]),
             M("RemoveAllRights"),
             M("RemoveApplicationRight", in: [A("application", "s"), A("identifier", "s"), A("passcode", "s", secret: true)]),
-            M("Encrypt", in: [A("public_key", "ay"), A("algorithm", "s"), A("plaintext", "ay")], out: [A("ciphertext", "ay")]),
+            M("Encrypt", in: [A("public_key", "ay"), A("algorithm", "s"), A("plaintext", "ay", secret: true)], out: [A("ciphertext", "ay")]),
             M("Verify", in: [A("public_key", "ay"), A("algorithm", "s"), A("signed_data", "ay"), A("signature", "ay")],
               out: [A("valid", "b")]),
             M("StoreLoginPassword", in: [A("password", "s", secret: true)]),

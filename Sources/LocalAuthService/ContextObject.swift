@@ -205,9 +205,10 @@ struct ContextObject: Sendable {
         }
     }
 
-    /// Secret bytes (a right's secret, a plaintext, a shared secret) as an `ay` reply value.
+    /// Secret bytes (a right's secret, a plaintext, a shared secret) as an `ay` reply value that
+    /// no Swift array holds and whose copy in the reply is zeroed when it is freed.
     static func bytes(_ secret: SecretBytes) -> DBusValue {
-        .bytes(secret.withBytes { Array($0) })
+        .secretBytes(secret.withBytes { DBusSecret(copying: $0) })
     }
 
     /// The `DomainState` of EvaluateRequirement's and CanEvaluateRequirement's options (``LocalAuthRequirementOption``).

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import LocalAuthAPI
 import LocalAuthCore
 import LocalAuthDBus
@@ -63,8 +68,12 @@ struct RightsObject: Sendable {
             rows.engineMethod("Encrypt", needs: .anyone) { _, arguments throws(DBusError) in
                 let publicKey = try arguments.bytes()
                 let algorithm = try arguments.string()
-                let plaintext = try arguments.bytes()
-                return { engine, bus in [.bytes(try engine.encrypt(plaintext, algorithm: algorithm, publicKey: publicKey, caller: bus.caller))] }
+                let plaintext = try arguments.secretBytes()
+                return { engine, bus in
+                    var bytes = plaintext.withBytes { Array($0) }
+                    defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+                    return [.bytes(try engine.encrypt(bytes, algorithm: algorithm, publicKey: publicKey, caller: bus.caller))]
+                }
             },
             rows.engineMethod("Verify", needs: .anyone) { _, arguments throws(DBusError) in
                 let publicKey = try arguments.bytes()
@@ -98,10 +107,11 @@ struct RightsObject: Sendable {
         try? bus.app.get().id
     }
 
-    /// SaveRight's `ay` secret; empty is none.
+    /// SaveRight's `ay` secret, read from the message as a secret (its copy there zeroed); empty is none.
     static func secret(_ arguments: inout DBusArgumentReader) throws(DBusError) -> SecretBytes? {
-        let bytes = try arguments.bytes()
-        return bytes.isEmpty ? nil : SecretBytes(bytes: bytes)
+        let secret = try arguments.secretBytes()
+        guard secret.count > 0 else { return nil }
+        return SecretBytes(count: secret.count) { buffer in secret.withBytes { _ = buffer.initialize(from: $0) } }
     }
 
     /// An `a{sv}` that defines no key yet: any key is InvalidArgs.
