@@ -405,6 +405,7 @@ extension PolicyEngine {
             return endAuthorization(id, .failure(Self.rightNotFound))
         }
         guard !authorization.remaining.isEmpty else { return endAuthorization(id, .success(())) }
+        guard !isShutDown else { return endAuthorization(id, .failure(LocalAuthError(.systemCancel, "The authentication service is shutting down."))) }
         let step = authorization.remaining.removeFirst()
         contexts[id]?.rightAuthorization = authorization
         if let refusal = refusal(of: step, record) { return endAuthorization(id, .failure(refusal)) }
