@@ -57,7 +57,9 @@ enum RightsExampleTool {
         try FileManager.default.copyItem(atPath: path, toPath: executable.path)
         if let infoPlist {
             let data = try PropertyListSerialization.data(fromPropertyList: infoPlist, format: .xml, options: 0)
-            try data.write(to: directory.appendingPathComponent(plistPath))
+            let file = directory.appendingPathComponent(plistPath)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: file)
         }
         return (directory.path, executable.path)
     }
