@@ -80,10 +80,10 @@ struct AccessStage: Sendable {
         switch app {
         case .success(let identity):
             LocalAuthError(.accessDenied, "A sandboxed app (\(DisplayText.escaped(identity.id, limit: 64))) may not do this: it takes your "
-                           + "passcode or shows other apps' prompts. Use localauth outside the sandbox.")
+                           + "passcode, shows other apps' prompts or reaches other apps' rights. Use localauth outside the sandbox.")
         case .failure(let unknown):
             LocalAuthError(.accessDenied, "The service could not tell which app is calling (\(unknown)), so it may not do this: "
-                           + "it takes your passcode or shows other apps' prompts.")
+                           + "it takes your passcode, shows other apps' prompts or reaches other apps' rights.")
         }
     }
 }

@@ -87,6 +87,77 @@ struct RightsAttackTests {
         }
     }
 
+    /// A Flatpak app keeps rights of its own (`flatpak:<id>`), but may not list other apps'
+    /// rights, remove them, nor store the login password; the user sees its right.
+    @Test(.enabled(if: getuid() == 0, "the sandbox emulation needs root (mount namespace, chroot)"))
+    func aSandboxedAppKeepsItsOwnRightsAndReachesNoOthers() async throws {
+        try await withDaemon(configuration: RightsTests.configuration) { _, bus in
+            let user = try await Client(bus)
+            try await user.setUp(fingers: ["left-thumb"])
+            _ = try await user.rightsProxy.saveRight("users", requirement: "default")
+            let app = PythonDBusClient.prelude + """
+                r = dbus.Interface(bus.get_object(N, M + '/rights'), N + '.Rights')
+                attempt('SaveRight', lambda: r.SaveRight('box', 'default', dbus.ByteArray(b'k'), dbus.Dictionary({}, signature='sv')))
+                attempt('GetRight', lambda: r.GetRight('box'))
+                attempt('ListOwn', lambda: r.ListRights(False))
+                attempt('ListAll', lambda: r.ListRights(True))
+                attempt('RemoveApplicationRight', lambda: r.RemoveApplicationRight(sys.argv[2], 'users', '\(RightsTests.passcode)'))
+                attempt('StoreLoginPassword', lambda: r.StoreLoginPassword('stolen'))
+                """
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("flatpak-root-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: false)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let result = try await runTool("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", AppIdentityUnderTheUnitTests.flatpakSandbox,
+                                                                "sandbox", root.path, "/usr/bin/python3", "-c", app, bus.address, RightsTests.testExecutable],
+                                           timeout: .seconds(60))
+            let lines = result.output.split(separator: "\n").map(String.init)
+            let denied = DBusError.Name.accessDenied.rawValue
+            for line in ["SaveRight allowed", "GetRight allowed", "ListOwn allowed", "ListAll \(denied)", "RemoveApplicationRight \(denied)",
+                         "StoreLoginPassword \(denied)"] {
+                #expect(lines.contains(line), "expected \"\(line)\" in:\n\(result.output)")
+            }
+            let all = try await user.rightsProxy.rights(allApplications: true).map { "\($0.application) \($0.identifier)" }
+            #expect(all.contains("flatpak:org.example.Sandboxed box") && all.contains("\(RightsTests.testExecutable) users"), "\(all)")
+            #expect(try await user.userState()["LoginPasswordStored"]?.bool == false)
+            #expect(try await user.userState()["PasscodeFailures"]?.uint32 == 0, "refused before the passcode was checked")
+        }
+    }
+
+    /// An app the daemon cannot identify (another user's, with the unit's CAP_SYS_PTRACE taken
+    /// away) has no rights: AccessDenied, saying why.
+    @Test(.enabled(if: getuid() == 0, "needs root to run a client as uid 65534"))
+    func anUnidentifiedAppHasNoRights() async throws {
+        try await withPrivateBus(allowingEveryUser: true) { bus in
+            let watcher = try await bus.connect()
+            defer { watcher.close() }
+            let daemon = try DaemonUnderTest(bus: bus, configuration: RightsTests.configuration)
+            defer { daemon.kill() }
+            try await daemon.start(watcher: watcher, launcher: AppIdentityUnderTheUnitTests.launcher(keepingPtrace: false))
+            let script = PythonDBusClient.prelude + """
+                r = dbus.Interface(bus.get_object(N, M + '/rights'), N + '.Rights')
+                m = dbus.Interface(bus.get_object(N, M), N + '.Manager')
+                c = dbus.Interface(bus.get_object(N, m.CreateContext(dbus.Dictionary({}, signature='sv'))), N + '.Context')
+                attempt('SaveRight', lambda: r.SaveRight('r', 'default', dbus.ByteArray(b''), dbus.Dictionary({}, signature='sv')))
+                attempt('GetRight', lambda: r.GetRight('r'))
+                attempt('ListRights', lambda: r.ListRights(False))
+                attempt('RemoveAllRights', lambda: r.RemoveAllRights())
+                attempt('AuthorizeRight', lambda: c.AuthorizeRight('r', 'reason', timeout=60))
+                try:
+                    r.GetRight('r')
+                except dbus.DBusException as e:
+                    print('message', e.get_dbus_message())
+                """
+            let result = try await runTool("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, bus.address],
+                                           timeout: .seconds(60))
+            let lines = result.output.split(separator: "\n").map(String.init)
+            let denied = DBusError.Name.accessDenied.rawValue
+            for member in ["SaveRight", "GetRight", "ListRights", "RemoveAllRights", "AuthorizeRight"] {
+                #expect(lines.contains("\(member) \(denied)"), "\(member): \(result.output)")
+            }
+            #expect(lines.contains { $0.hasPrefix("message ") && $0.contains("could not tell which app") }, "\(result.output)")
+        }
+    }
+
     /// An authorized context is its owner's: another connection of the same process and user
     /// sees no such object.
     @Test func anAuthorizedContextServesOnlyItsOwner() async throws {
