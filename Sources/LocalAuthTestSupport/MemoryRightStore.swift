@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Dispatch
 import Synchronization
 import LocalAuthCore
 
@@ -10,8 +11,11 @@ public final class MemoryRightStore: RightStore {
         var failSaves = false
         var unreadable: Set<UInt32> = []
         var saves = 0
+        var held = false
+        var waiting = 0
     }
     private let state = Mutex(State())
+    private let gate = DispatchSemaphore(value: 0)
 
     public init() {}
 
@@ -22,6 +26,11 @@ public final class MemoryRightStore: RightStore {
     }
 
     public func saveRights(_ rights: [RightRecord], user: UInt32) throws(StateStoreError) {
+        let held = state.withLock { state in
+            if state.held { state.waiting += 1 }
+            return state.held
+        }
+        if held { gate.wait() }
         let failed = state.withLock { state in
             guard !state.failSaves else { return true }
             state.rights[user] = rights
@@ -43,6 +52,24 @@ public final class MemoryRightStore: RightStore {
     /// While true, every save fails with an I/O error.
     public func setFailSaves(_ fail: Bool) {
         state.withLock { $0.failSaves = fail }
+    }
+
+    /// Saves from now on block (on the thread that saves) until ``releaseSaves()``.
+    public func holdSaves() {
+        state.withLock { $0.held = true }
+    }
+
+    /// Saves blocked by ``holdSaves()`` so far.
+    public var heldSaves: Int { state.withLock { $0.waiting } }
+
+    /// Lets the held saves go on, and later ones run at once.
+    public func releaseSaves() {
+        let waiting = state.withLock { state in
+            state.held = false
+            defer { state.waiting = 0 }
+            return state.waiting
+        }
+        for _ in 0..<waiting { gate.signal() }
     }
 
     /// Makes loading `user`'s rights fail, as an unreadable file does.

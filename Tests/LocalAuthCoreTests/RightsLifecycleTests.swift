@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import LocalAuthCore
+@testable import LocalAuthCore
 import LocalAuthTestSupport
 import Testing
 
@@ -88,6 +88,21 @@ struct RightsLifecycleTests {
         #expect(await h.engine.userState(of: H.alice.uid).passcodeSet)
         h.rightStore.setFailSaves(false)
         #expect(try await h.engine.right("notes-key", app: Rights.app, caller: H.alice).hasSecret)
+    }
+
+    @Test func aSaveWaitingWhileThePasscodeIsRemovedIsRefused() async throws {
+        let h = try await Rights.harness()
+        try await Rights.save(h)
+        h.rightStore.holdSaves()
+        let removal = Task { try await h.engine.removePasscode(current: Passcode(H.passcode), caller: H.alice) }
+        #expect(await eventually { h.rightStore.heldSaves == 1 }, "the removal of the rights is being saved")
+        let save = Task { () throws(LocalAuthError) in try await Rights.save(h, "late") }
+        #expect(await eventually { await h.engine.saveTurns[H.alice.uid]?.count == 1 }, "the save waits for the user's turn")
+        h.rightStore.releaseSaves()
+        try await removal.value
+        let error = await #expect(throws: LocalAuthError.self) { try await save.value }
+        #expect(error?.kind == .authentication(.passcodeNotSet))
+        #expect(h.rightStore.stored(user: H.alice.uid).isEmpty)
     }
 
     @Test func resettingTheLockoutLeavesRightsAlone() async throws {
