@@ -50,7 +50,7 @@ final class SecureNotesVault {
     }
 
     /// Asks for the current biometry or the passcode before a payment; completion on any queue.
-    func confirmPayment(reason: String, completion: @escaping (Bool, Error?) -> Void) {
+    func confirmPayment(reason: String, completion: @escaping @Sendable (Bool, Error?) -> Void) {
         var error: Unmanaged<CFError>?
         guard let access = SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
                                                            [.biometryCurrentSet, .or, .devicePasscode], &error) else {
