@@ -531,8 +531,8 @@ extension PolicyEngine {
     }
 
     private func takeChange(of uid: UInt32) throws(LocalAuthError) {
-        var limiter = rightChangeLimiters[uid] ?? .changes
-        try limiter.take(at: environment.clock.uptime(), what: "saves and removals of rights")
+        var limiter = rightChangeLimiters[uid] ?? RightChangeLimiter()
+        try limiter.take(at: environment.clock.uptime())
         rightChangeLimiters[uid] = limiter
     }
 

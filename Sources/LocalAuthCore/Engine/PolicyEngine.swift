@@ -138,7 +138,7 @@ public actor PolicyEngine {
     /// not be read has the reason instead, and no rights until the daemon can read it.
     var rightBooks: [UInt32: Result<UserRights, LocalAuthError>] = [:]
     /// Per user: saves and removals of rights, and key and secret operations, within their limits.
-    var rightChangeLimiters: [UInt32: RightOperationLimiter] = [:]
+    var rightChangeLimiters: [UInt32: RightChangeLimiter] = [:]
     var rightOperationLimiters: [UInt32: RightOperationLimiter] = [:]
     /// Users whose passcode is being removed: no right may be saved until it is over (it would
     /// outlive the passcode it needs).

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /// A token bucket on the boot clock: `capacity` operations at once, refilling `perSecond`.
-/// Keeps one user's rights operations (saves and removals; key and secret operations) within bounds.
+/// Keeps one user's key and secret operations within bounds.
 public struct RightOperationLimiter: Sendable, Hashable {
     /// Key and secret operations: 100 at once, 10 more each second.
     public static let operations = RightOperationLimiter(capacity: 100, perSecond: 10)
-    /// Saves and removals: 30 a minute.
-    public static let changes = RightOperationLimiter(capacity: 30, perSecond: 0.5)
 
     public let capacity: Double
     public let perSecond: Double
