@@ -218,4 +218,16 @@ struct RightsEngineTests {
         try await Rights.save(h, "right-63", secret: "replacing is no new right")
         try await Rights.save(h, "right-0", app: Rights.otherApp)
     }
+
+    @Test func aUserHoldsAtMost1024RightsAcrossApplications() async throws {
+        let h = try await Rights.harness()
+        for index in 0..<UserRights.maximumPerUser {
+            if index > 0, index % RightChangeLimiter.maximumPerMinute == 0 { h.clock.advance(by: 60) }
+            try await Rights.save(h, "right-\(index % 64)", secret: nil, app: "/usr/bin/app-\(index / 64)")
+        }
+        h.clock.advance(by: 60)
+        let error = await #expect(throws: LocalAuthError.self) { try await Rights.save(h, "one-more", secret: nil, app: "/usr/bin/app-new") }
+        #expect(error?.kind == .limitsExceeded && error?.message.contains("1024 rights") == true)
+        #expect(h.rightStore.stored(user: H.alice.uid).count == 1024)
+    }
 }
