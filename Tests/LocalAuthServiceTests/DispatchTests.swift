@@ -17,7 +17,7 @@ struct DispatchTests {
             let before = try await client.userState()
             let context = try await client.createContext()
             let objects = [(LocalAuthInterface.manager, LocalAuthBusNames.managerPath), (LocalAuthInterface.context, context),
-                           (LocalAuthInterface.simulator, LocalAuthBusNames.simulatorPath)]
+                           (LocalAuthInterface.rights, LocalAuthBusNames.rightsPath), (LocalAuthInterface.simulator, LocalAuthBusNames.simulatorPath)]
             var refused = 0
             for (interface, path) in objects {
                 for method in interface.methods {
@@ -30,7 +30,7 @@ struct DispatchTests {
                     refused += 1
                 }
             }
-            #expect(refused == 15 + 6 + 7)
+            #expect(refused == 15 + 17 + 10 + 7)
             #expect(try await client.userState() == before)
             #expect(try await client.property(context, "State") == .string("idle"))
         }
@@ -157,6 +157,7 @@ struct DispatchTests {
         case "u": .uint32(1)
         case "b": .bool(false)
         case "a{sv}": .vardict([:])
+        case "ay": .bytes([])
         default: preconditionFailure("no sample of \(type)")
         }
     }

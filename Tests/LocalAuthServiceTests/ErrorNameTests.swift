@@ -20,7 +20,7 @@ struct ErrorNameTests {
             if let code = name.laErrorCode {
                 #expect(LAErrorCode(rawValue: code) != nil, "\(name) carries \(code), which the core does not know")
             } else {
-                #expect([.busy, .notEvaluating].contains(name))
+                #expect([.busy, .notEvaluating, .rightNotFound, .rightNotAuthorized, .rightInvalidated].contains(name), "\(name)")
             }
         }
         #expect(LocalAuthErrorName(dbusName: "org.freedesktop.DBus.Error.Failed") == nil)

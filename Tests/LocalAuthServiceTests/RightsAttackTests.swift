@@ -184,19 +184,26 @@ struct RightsAttackTests {
             let client = try await Client(bus)
             try await client.setUp()
             let rights = client.rightsProxy
+            // A bucket of 30 refilling one every 2 s: saves in a row are refused from the 31st on
+            // (later when the machine is slow and the bucket refilled meanwhile).
             var publicKey: [UInt8] = []
-            for index in 0..<30 {
-                publicKey = try #require(try await rights.saveRight("r\(index)", requirement: "default")["PublicKey"]?.bytes)
+            var saves = 0
+            while saves < 200 {
+                do {
+                    publicKey = try #require(try await rights.saveRight("r\(saves)", requirement: "default")["PublicKey"]?.bytes)
+                    saves += 1
+                } catch let error as DBusError {
+                    #expect(error.name == .limitsExceeded, "\(error)")
+                    // Beyond 64 rights of one app the refusal is that limit's, which no wait lifts.
+                    if saves < 64 { #expect(error.message.contains("try again in"), "says when to retry: \(error.message)") }
+                    break
+                }
             }
-            do {
-                _ = try await rights.saveRight("one-too-many", requirement: "default")
-                Issue.record("the 31st save within a minute succeeded")
-            } catch let error as DBusError {
-                #expect(error.name == .limitsExceeded, "\(error)")
-                #expect(error.message.lowercased().contains("again") || error.message.lowercased().contains("retry"), "says when to retry: \(error.message)")
-            }
-            #expect(await errorName { try await rights.removeRight("r0") } == DBusError.Name.limitsExceeded.rawValue, "removals count too")
-            #expect(try await rights.rights().count == 30)
+            #expect(saves >= 30 && saves < 200, "\(saves) saves in a row were allowed")
+            #expect(try await rights.rights().count == saves, "nothing refused was saved")
+            var removals = 0
+            while removals < 20, await errorName({ try await rights.removeRight("r\(removals)") }) == nil { removals += 1 }
+            #expect(removals < 20, "removals count against the same limit")
 
             var refusedAt: Int?
             for attempt in 0..<2_000 {

@@ -135,6 +135,30 @@ struct RightsTests {
         }
     }
 
+    /// Without app passcode entry the session's agent shows the sheet and takes the passcode for
+    /// AuthorizeRight, as for EvaluatePolicy; "biometry and passcode" asks for both in turn.
+    @Test func theAgentTakesThePasscodeForARight() async throws {
+        try await withDaemon(configuration: Self.configuration + "app_passcode_entry = false\n") { _, bus in
+            let app = try await Client(bus)
+            try await app.setUp(fingers: ["left-thumb"])
+            let agent = try await TestAgent(bus)
+            try await agent.register()
+            _ = try await app.rightsProxy.saveRight("both", requirement: "biometry and passcode", secret: Array("two factors".utf8))
+            let context = app.contextProxy(try await app.createContext())
+            let authorization = Task { await errorName { try await context.authorizeRight("both", reason: "open the vault", timeout: .seconds(60)) } }
+            let begin = try await agent.next("begin")
+            guard case .begin(_, _, let request) = begin else { throw TestAgent.Unexpected() }
+            #expect(request["Reason"] == .string("open the vault"), "\(request)")
+            try await app.simulator("Touch", [.string("left-thumb")])
+            let wanted = try await agent.next("passcode", within: .seconds(60))
+            #expect(await errorName { try await context.submitPasscode(.string(Self.passcode)) } == DBusError.Name.notSupported.rawValue,
+                    "the app may not type the passcode")
+            try await agent.respond(try #require(wanted.cookie), "passcode", passcode: Self.passcode)
+            #expect(await authorization.value == nil)
+            #expect(try await context.loadSecret("both") == Array("two factors".utf8))
+        }
+    }
+
     /// ECDH with a peer key made by openssl: the raw shared secret is openssl's.
     @Test func exchangeKeysAgreesWithOpenssl() async throws {
         try await withDaemon(configuration: Self.configuration) { _, bus in
