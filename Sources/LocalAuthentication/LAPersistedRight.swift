@@ -45,6 +45,8 @@ open class LAPersistedRight: LARight, @unchecked Sendable {
         }
     }
 
+    override var bindsEnrollmentsAtFirstAuthorization: Bool { false }
+
     /// `Context.DeauthorizeRight`; the context stays.
     override func endAuthorization(_ done: @escaping @Sendable () -> Void) {
         let identifier = identifier

@@ -171,6 +171,10 @@ open class LARight: NSObject, @unchecked Sendable {
         }
     }
 
+    /// Whether the right remembers the enrollments of its first authorization: a plain right with
+    /// a `biometry-current-set` term (a saved one is bound by the daemon when saved).
+    var bindsEnrollmentsAtFirstAuthorization: Bool { requirement.needsCurrentSet }
+
     /// Ends the authorization, then calls `done`: a plain right replaces its context (the old one
     /// is invalidated, so no success of it is reused).
     func endAuthorization(_ done: @escaping @Sendable () -> Void) {
@@ -209,7 +213,7 @@ open class LARight: NSObject, @unchecked Sendable {
     /// enrollments it is bound to from now on: the context's domain state (read by a biometric
     /// check when the evaluation did not leave one).
     private func rememberDomainState(in session: ContextSession) async {
-        guard !(self is LAPersistedRight), requirement.needsCurrentSet, storage.withLock({ $0.domainState == nil }) else { return }
+        guard bindsEnrollmentsAtFirstAuthorization, storage.withLock({ $0.domainState == nil }) else { return }
         if session.state.withLock({ $0.domainState }) == nil {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 session.send(.canEvaluate(.deviceOwnerAuthenticationWithBiometrics) { _ in continuation.resume() })

@@ -8,10 +8,8 @@ import LocalAuthProxies
 struct RightDescription: Sendable {
     let identifier: String
     let requirement: String
-    let hasSecret: Bool
     /// X9.63, 65 bytes.
     let publicKey: [UInt8]
-    let invalidated: Bool
 
     init(_ values: [String: DBusValue]) throws {
         func value(_ key: LocalAuthRightKey) -> DBusValue? { values[key.rawValue] }
@@ -23,8 +21,6 @@ struct RightDescription: Sendable {
         self.identifier = identifier
         self.requirement = requirement
         self.publicKey = publicKey
-        hasSecret = value(.hasSecret)?.bool ?? false
-        invalidated = value(.invalidated)?.bool ?? false
     }
 }
 

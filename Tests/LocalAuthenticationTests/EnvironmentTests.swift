@@ -45,20 +45,21 @@ struct EnvironmentTests {
             let before = try #require(environment.state.biometry?.stateHash)
 
             _ = try await admin.manager("Enroll", [.string("fingerprint"), .string("left-thumb"), .string("4711-secret")])
-            let old = try await observer.changes.next(within: .seconds(30))
-            #expect(old.biometry?.stateHash == before)
-            let now = try #require(environment.state.biometry?.stateHash)
-            #expect(now.count == 32 && now != before, "the enrollment changed the hash")
+            let enrolled = try await observer.oldStates(until: environment) { $0.biometry?.stateHash != before }
+            #expect(enrolled.first?.biometry?.stateHash == before)
+            #expect(environment.state.biometry?.stateHash.count == 32)
 
             let other = Observer()
             environment.addObserver(other)
             environment.removeObserver(observer)
+            let toldBefore = observer.changes.received.count
             _ = try await admin.manager("RemovePasscode", [.string("4711-secret")])
-            #expect(try await other.changes.next(within: .seconds(30)).userPassword?.isSet == true)
+            let removed = try await other.oldStates(until: environment) { $0.userPassword?.isSet == false }
+            #expect(removed.first?.userPassword?.isSet == true)
             _ = try await admin.manager("SetPasscode", [.string(""), .string("4711-secret")])
-            #expect(try await other.changes.next(within: .seconds(30)).userPassword?.isSet == false)
-            #expect(environment.state.userPassword?.isSet == true)
-            #expect(observer.changes.received.count == 1, "a removed observer is not told")
+            let setAgain = try await other.oldStates(until: environment) { $0.userPassword?.isSet == true }
+            #expect(setAgain.last?.userPassword?.isSet == false)
+            #expect(observer.changes.received.count == toldBefore, "a removed observer is not told")
         }
     }
 
@@ -71,6 +72,16 @@ struct EnvironmentTests {
         let changes = Inbox<LAEnvironmentState>()
         func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironmentState) {
             changes.put(oldState)
+        }
+
+        /// The old states of the changes this observer is told of, until `environment`'s state
+        /// (updated before observers are told) satisfies `done`; one change may arrive as several.
+        func oldStates(until environment: LAEnvironment, _ done: (LAEnvironmentState) -> Bool) async throws -> [LAEnvironmentState] {
+            var states: [LAEnvironmentState] = []
+            repeat {
+                states.append(try await changes.next(within: .seconds(30)))
+            } while !done(environment.state)
+            return states
         }
     }
 }
