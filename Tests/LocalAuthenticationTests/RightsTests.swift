@@ -27,9 +27,11 @@ struct RightsTests {
             #expect(try await code { try await right.authorize(localizedReason: "open your notes") } == .authenticationFailed)
             #expect(right.state == .notAuthorized)
 
+            let authorized = Inbox<Bool>()
+            right.authorize(localizedReason: "open your notes") { error in authorized.put(error == nil) }
+            #expect(right.state == .authorizing)
             try await admin.simulator("Touch", [.string(Self.finger)])
-            let authorizing = Task { try await right.authorize(localizedReason: "open your notes") }
-            try await authorizing.value
+            #expect(try await authorized.next(within: .seconds(30)))
             #expect(right.state == .authorized)
             #expect(try await right.secret.loadData() == Data("s3cret".utf8))
             try await right.checkCanAuthorize()
