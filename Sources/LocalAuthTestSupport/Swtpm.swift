@@ -48,13 +48,27 @@ public final class Swtpm: Sendable {
             "--ctrl", "type=unixio,path=\(socket).ctrl",
             "--tpmstate", "dir=\(self.stateDirectory)",
             "--flags", "not-need-init,startup-clear",
+            "--pid", "file=\(self.stateDirectory)/swtpm.pid",
             "--daemon",
         ]
         let status = try await Self.run(Self.swtpmPath, arguments)
         guard status == 0 else {
             throw Failure(message: "swtpm exited with \(status); run it by hand to see why: \(Self.swtpmPath) \(arguments.joined(separator: " "))")
         }
+        // The daemon writes its pid file itself, perhaps just after its parent returned.
+        let pidFile = self.stateDirectory + "/swtpm.pid"
+        var pid: pid_t?
+        for _ in 0..<30_000 {
+            pid = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            if pid != nil { break }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        guard let pid else { throw Failure(message: "swtpm started but wrote no pid file \(pidFile)") }
+        self.pid = pid
     }
+
+    /// The swtpm daemon's process.
+    public let pid: pid_t
 
     private let ownsState: Bool
 
@@ -75,7 +89,18 @@ public final class Swtpm: Sendable {
     /// Shuts the TPM down (its state is saved); removes the state directory when ``init(stateDirectory:)`` made it.
     public func stop() async {
         _ = try? await Self.run(Self.ioctlPath, ["--unix", socket + ".ctrl", "-s"])
+        // Under load swtpm has been seen to outlive the shutdown command, and it runs with the
+        // test process's blocked signals (SIGTERM among them): SIGKILL is sure. Then its end is
+        // awaited (bounded), so that its lock on the state is gone before another swtpm takes it.
+        if isRunning { kill(pid, SIGKILL) }
+        for _ in 0..<30_000 where isRunning { try? await Task.sleep(for: .milliseconds(1)) }
         if ownsState { try? FileManager.default.removeItem(atPath: stateDirectory) }
+    }
+
+    /// Whether ``pid`` is still this swtpm (not gone, not a zombie, not a reused pid).
+    var isRunning: Bool {
+        guard let commandLine = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+        return String(decoding: commandLine, as: UTF8.self).contains(socket)
     }
 
     public struct Failure: Error, CustomStringConvertible {
