@@ -105,9 +105,10 @@ open class LARight: NSObject, @unchecked Sendable {
             return (storage.session, authorizationCall(reason: LocalAuthDaemon.acceptableText(localizedReason), domainState: storage.domainState))
         }
         session.send(.evaluate(call) { [self] failure in
-            guard failure == nil else {
-                finishAuthorization(in: session, succeeded: false)
-                return LAContext.replyQueue.async { handler(RightError.from(failure!)) }
+            if let failure {
+                // Refused because an authorization already runs: that one's outcome sets the state.
+                if case .busy = failure {} else { finishAuthorization(in: session, succeeded: false) }
+                return LAContext.replyQueue.async { handler(RightError.from(failure)) }
             }
             Task(executorPreference: ClientExecutor.shared) {
                 await self.rememberDomainState(in: session)

@@ -30,8 +30,10 @@ struct RightsService: Sendable {
     let bus: Result<DBusBus, LAError>
 
     func saveRight(_ identifier: String, requirement: String, secret: Data?) async throws -> RightDescription {
-        // The secret travels as `ay`; the copy in the outgoing message is not wiped (libdbus owns it).
-        try RightDescription(try await call { try await $0.saveRight(identifier, requirement: requirement, secret: secret.map(Array.init) ?? []) })
+        // The secret travels as `ay`: this copy is wiped once sent; the message's own copy is libdbus's.
+        let bytes = secret.map(Array.init) ?? []
+        defer { wipe(bytes) }
+        return try RightDescription(try await call { try await $0.saveRight(identifier, requirement: requirement, secret: bytes) })
     }
 
     func right(_ identifier: String) async throws -> RightDescription {
