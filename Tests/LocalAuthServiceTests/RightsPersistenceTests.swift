@@ -45,6 +45,40 @@ struct RightsPersistenceTests {
         }
     }
 
+    /// key_protection = tpm2 with a (software) TPM: KeyProtection says so, only the TPM's sealed
+    /// key files are on disk (no plain wrapping key), and a restart unseals the same key.
+    @Test(.enabled(if: Swtpm.unavailableReason == nil, "\(Swtpm.unavailableReason ?? "")"))
+    func aTPMSealsTheWrappingKeyAndARestartUnsealsIt() async throws {
+        try await Swtpm.with { tpm in
+            try await withPrivateBus { bus in
+                let watcher = try await bus.connect()
+                defer { watcher.close() }
+                let configuration = "key_protection = tpm2\ntpm_tcti = \(tpm.tcti)\n"
+                let first = try DaemonUnderTest(bus: bus, configuration: configuration)
+                try await first.start(watcher: watcher)
+                do {
+                    let client = try await Client(bus)
+                    try await client.setUp()
+                    #expect(try await client.rightsProxy.keyProtection() == "tpm2", "\(first.logText)")
+                    _ = try await client.rightsProxy.saveRight("tpm", requirement: "passcode", secret: Array("sealed by the TPM".utf8))
+                    client.connection.close()
+                }
+                first.kill()
+                let sealing = try FileManager.default.contentsOfDirectory(atPath: first.stateDirectory + "/sealing").sorted()
+                #expect(!sealing.contains("wrapping-key") && !sealing.isEmpty, "\(sealing)")
+
+                let second = try DaemonUnderTest(bus: bus, stateDirectory: first.stateDirectory, configuration: configuration)
+                try await second.start(watcher: watcher)
+                defer { second.kill() }
+                let client = try await Client(bus)
+                let context = client.contextProxy(try await client.createContext())
+                let outcome = await client.authorize(context, "tpm", prompt: "passcode") { try await context.submitPasscode(.string(RightsTests.passcode)) }
+                #expect(outcome == nil)
+                #expect(try await context.loadSecret("tpm") == Array("sealed by the TPM".utf8), "\(second.logText)")
+            }
+        }
+    }
+
     /// key_protection = tpm2 with no TPM at tpm_tcti: the daemon serves, logs why, says so in
     /// KeyProtection (empty), and every rights call fails with Failed naming the cause.
     @Test func aVaultThatDoesNotOpenLeavesTheDaemonServingAndRightsFailingWithTheCause() async throws {
