@@ -47,6 +47,34 @@ struct RightsTests {
         }
     }
 
+    /// Clients we did not write: gdbus saves, lists and removes its rights (gdbus is the
+    /// application); busctl, another executable, sees none of them.
+    @Test func gdbusSavesListsAndRemovesItsRightsAndBusctlSeesNone() async throws {
+        try await withDaemon(configuration: Self.configuration) { _, bus in
+            let client = try await Client(bus)
+            try await client.setUp()
+            func gdbus(_ method: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+                try await runTool("/usr/bin/gdbus", ["call", "--address", bus.address, "--dest", LocalAuthBusNames.busName, "--object-path",
+                                                     LocalAuthBusNames.rightsPath, "--timeout", "20", "--method", "\(LocalAuthBusNames.rightsInterface).\(method)"] + arguments)
+            }
+            func busctl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+                try await runTool("/usr/bin/busctl", ["--address=\(bus.address)", "call", LocalAuthBusNames.busName, LocalAuthBusNames.rightsPath,
+                                                      LocalAuthBusNames.rightsInterface] + arguments)
+            }
+            let saved = try await gdbus("SaveRight", ["from-gdbus", "passcode", "[byte 0x41, 0x42]", "{}"])
+            #expect(saved.status == 0 && saved.output.contains("'Identifier': <'from-gdbus'>") && saved.output.contains("'HasSecret': <true>"), "\(saved.output)")
+            let listed = try await gdbus("ListRights", ["false"])
+            #expect(listed.output.contains("('/usr/bin/gdbus', 'from-gdbus')"), "\(listed.output)")
+            let other = try await busctl(["GetRight", "s", "from-gdbus"])
+            #expect(other.status != 0 && other.output.contains("No such right"), "busctl is another application: \(other.output)")
+            let all = try await busctl(["ListRights", "b", "true"])
+            #expect(all.status == 0 && all.output.contains("\"/usr/bin/gdbus\" \"from-gdbus\""), "\(all.output)")
+            #expect(try await gdbus("RemoveRight", ["from-gdbus"]).status == 0)
+            let gone = try await gdbus("GetRight", ["from-gdbus"])
+            #expect(gone.status != 0 && gone.output.contains(Self.error(.rightNotFound)), "\(gone.output)")
+        }
+    }
+
     @Test func savingNeedsAPasscodeAndBiometryForABiometryTermAndRefusesBadInput() async throws {
         try await withDaemon(configuration: Self.configuration) { _, bus in
             let client = try await Client(bus)
