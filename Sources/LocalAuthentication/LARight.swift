@@ -180,11 +180,11 @@ open class LARight: NSObject, @unchecked Sendable {
     /// is invalidated, so no success of it is reused).
     func endAuthorization(_ done: @escaping @Sendable () -> Void) {
         let old = storage.withLock { storage in
-            defer {
-                storage.session = ContextSession(bus: bus)
-                storage.state = .notAuthorized
-            }
-            return storage.session
+            let old = storage.session
+            storage.session = ContextSession(bus: bus)
+            storage.session.state.withLock { $0.passcodeProvider = old.state.withLock { $0.passcodeProvider } }
+            storage.state = .notAuthorized
+            return old
         }
         old.invalidate()
         done()

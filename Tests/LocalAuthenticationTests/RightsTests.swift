@@ -68,6 +68,20 @@ struct RightsTests {
             #expect(try await code { _ = try await store.saveRight(LARight(requirement: .biometry, busAddress: bus.address), identifier: "b") }
                 == .biometryNotEnrolled)
 
+            // Without biometry, the passcode fallback and the default requirement ask for the passcode.
+            for requirement in [LAAuthenticationRequirement.default, .biometry(fallback: .devicePasscode)] {
+                let right = LARight(requirement: requirement, busAddress: bus.address)
+                let asked = Inbox<Bool>()
+                right.passcodeProvider = { request in
+                    asked.put(request.isRetry)
+                    return "4711-secret"
+                }
+                try await right.authorize(localizedReason: "with the passcode")
+                #expect(right.state == .authorized && asked.received == [false], "\(requirement)")
+                await right.deauthorize()
+                #expect(right.passcodeProvider != nil, "kept across deauthorize")
+            }
+
             _ = try await admin.manager("Enroll", [.string("fingerprint"), .string(Self.finger), .string("4711-secret")])
             for requirement in [LAAuthenticationRequirement.default, .biometry, .biometryCurrentSet, .biometry(fallback: .devicePasscode)] {
                 try await admin.simulator("Touch", [.string(Self.finger)])
