@@ -91,7 +91,8 @@ struct RightsObject: Sendable {
                     return []
                 }
             },
-            rows.method("RemoveLoginPassword", needs: .anyone) { _, _ in
+            // Not from a sandbox: an app there could lock the user's keyring out of every touch login.
+            rows.method("RemoveLoginPassword", needs: .unconfinedApp) { _, _ in
                 { bus in
                     try await engine.removeLoginPassword(caller: bus.caller)
                     return []

@@ -88,13 +88,14 @@ struct RightsAttackTests {
     }
 
     /// A Flatpak app keeps rights of its own (`flatpak:<id>`), but may not list other apps'
-    /// rights, remove them, nor store the login password; the user sees its right.
+    /// rights, remove them, nor store or remove the login password; the user sees its right.
     @Test(.enabled(if: getuid() == 0, "the sandbox emulation needs root (mount namespace, chroot)"))
     func aSandboxedAppKeepsItsOwnRightsAndReachesNoOthers() async throws {
         try await withDaemon(configuration: RightsTests.configuration) { _, bus in
             let user = try await Client(bus)
             try await user.setUp(fingers: ["left-thumb"])
             _ = try await user.rightsProxy.saveRight("users", requirement: "default")
+            try await user.rightsProxy.storeLoginPassword(.string("login"))
             let app = PythonDBusClient.prelude + """
                 r = dbus.Interface(bus.get_object(N, M + '/rights'), N + '.Rights')
                 attempt('SaveRight', lambda: r.SaveRight('box', 'default', dbus.ByteArray(b'k'), dbus.Dictionary({}, signature='sv')))
@@ -103,6 +104,7 @@ struct RightsAttackTests {
                 attempt('ListAll', lambda: r.ListRights(True))
                 attempt('RemoveApplicationRight', lambda: r.RemoveApplicationRight(sys.argv[2], 'users', '\(RightsTests.passcode)'))
                 attempt('StoreLoginPassword', lambda: r.StoreLoginPassword('stolen'))
+                attempt('RemoveLoginPassword', lambda: r.RemoveLoginPassword())
                 """
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("flatpak-root-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: false)
@@ -113,12 +115,12 @@ struct RightsAttackTests {
             let lines = result.output.split(separator: "\n").map(String.init)
             let denied = DBusError.Name.accessDenied.rawValue
             for line in ["SaveRight allowed", "GetRight allowed", "ListOwn allowed", "ListAll \(denied)", "RemoveApplicationRight \(denied)",
-                         "StoreLoginPassword \(denied)"] {
+                         "StoreLoginPassword \(denied)", "RemoveLoginPassword \(denied)"] {
                 #expect(lines.contains(line), "expected \"\(line)\" in:\n\(result.output)")
             }
             let all = try await user.rightsProxy.rights(allApplications: true).map { "\($0.application) \($0.identifier)" }
             #expect(all.contains("flatpak:org.example.Sandboxed box") && all.contains("\(RightsTests.testExecutable) users"), "\(all)")
-            #expect(try await user.userState()["LoginPasswordStored"]?.bool == false)
+            #expect(try await user.userState()["LoginPasswordStored"]?.bool == true, "still the user's")
             #expect(try await user.userState()["PasscodeFailures"]?.uint32 == 0, "refused before the passcode was checked")
         }
     }
