@@ -28,13 +28,21 @@ public struct SecKeyAlgorithm: RawRepresentable, Hashable, Sendable {
 
 }
 
+/// ECDSA over the SHA-256 digest of the message, DER signature.
 nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureMessageX962SHA256: CFString = "algid:sign:ECDSA:message-X962:SHA256"
+/// ECDSA over a 32-byte SHA-256 digest, DER signature.
 nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureDigestX962SHA256: CFString = "algid:sign:ECDSA:digest-X962:SHA256"
+/// ECIES with ECDH, the X9.63 SHA-256 KDF and AES-GCM with a derived IV.
 nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA256AESGCM: CFString = "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV"
+/// The same with cofactor ECDH.
 nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM: CFString = "algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV"
+/// Raw ECDH.
 nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeStandard: CFString = "algid:keyexchange:ECDH"
+/// Raw cofactor ECDH.
 nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeCofactor: CFString = "algid:keyexchange:ECDHC"
+/// ECDH, then the X9.63 SHA-256 KDF.
 nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA256: CFString = "algid:keyexchange:ECDH:KDFX963:SHA256"
+/// Cofactor ECDH, then the X9.63 SHA-256 KDF.
 nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA256: CFString = "algid:keyexchange:ECDHC:KDFX963:SHA256"
 
 /// The keys of `exchangeKeys`' parameters dictionary, with Apple's raw values.
