@@ -220,6 +220,41 @@ struct RightsTests {
         }
     }
 
+    @Test func everyAlgorithmTheKeySaysItCanUseWorksWithTheDaemon() async throws {
+        try await withDaemon(configuration: Self.configuration) { _, bus in
+            let admin = try await Client(bus)
+            try await admin.setUp(fingers: [Self.finger])
+            let store = LARightStore(busAddress: bus.address)
+            let right = try await store.saveRight(LARight(busAddress: bus.address), identifier: "all")
+            let peer = try await store.saveRight(LARight(busAddress: bus.address), identifier: "peer")
+            for saved in [right, peer] {
+                try await admin.simulator("Touch", [.string(Self.finger)])
+                try await saved.authorize(localizedReason: "every algorithm")
+            }
+            let key = right.key
+            let digest = Data(repeating: 7, count: 32)
+            for algorithm in [SecKeyAlgorithm.ecdsaSignatureMessageX962SHA256, .ecdsaSignatureDigestX962SHA256] {
+                #expect(key.canSign(using: algorithm) && key.publicKey.canVerify(using: algorithm))
+                let signature = try await key.sign(digest, algorithm: algorithm)
+                try await key.publicKey.verify(digest, signature: signature, algorithm: algorithm)
+            }
+            for algorithm in [SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA256AESGCM, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM] {
+                let ciphertext = try await key.publicKey.encrypt(Data("x".utf8), algorithm: algorithm)
+                #expect(try await key.decrypt(ciphertext, algorithm: algorithm) == Data("x".utf8))
+            }
+            let peerKey = try await peer.key.publicKey.exportBytes()
+            let parameters: [AnyHashable: Any] = [SecKeyKeyExchangeParameter.requestedSize.rawValue: 16]
+            for algorithm in [SecKeyAlgorithm.ecdhKeyExchangeStandard, .ecdhKeyExchangeCofactor,
+                              .ecdhKeyExchangeStandardX963SHA256, .ecdhKeyExchangeCofactorX963SHA256] {
+                #expect(key.canExchangeKeys(using: algorithm) && !key.canSign(using: algorithm))
+                let shared = try await key.exchangeKeys(publicKey: peerKey, algorithm: algorithm, parameters: parameters)
+                #expect(shared.count == ((algorithm.rawValue as String).contains("KDF") ? 16 : 32), "\(algorithm)")
+            }
+            #expect(try await status { _ = try await key.exchangeKeys(publicKey: peerKey, algorithm: .ecdhKeyExchangeStandard, parameters: ["size": 1]) }
+                == errSecParam, "unknown parameters are refused")
+        }
+    }
+
     @Test func completionFormsReplyOffTheCallersThread() async throws {
         try await withDaemon(configuration: Self.configuration) { _, bus in
             let admin = try await Client(bus)
