@@ -12,8 +12,10 @@ public struct RightsProxy: Sendable {
     }
 
     /// Saves (or replaces) the caller's right; `secret` empty for none. Returns the saved right.
+    /// The secret is sent as a ``DBusValue/secretBytes(_:)`` (the message's copy is wiped once
+    /// sent); the caller wipes its own.
     public func saveRight(_ identifier: String, requirement: String, secret: [UInt8] = [], options: [String: DBusValue] = [:]) async throws -> [String: DBusValue] {
-        try await proxy.call("SaveRight", [.string(identifier), .string(requirement), .bytes(secret), .vardict(options)])[0].vardict!
+        try await proxy.call("SaveRight", [.string(identifier), .string(requirement), .secretBytes(DBusSecret(copying: secret)), .vardict(options)])[0].vardict!
     }
 
     public func right(_ identifier: String) async throws -> [String: DBusValue] {
@@ -41,8 +43,9 @@ public struct RightsProxy: Sendable {
         _ = try await proxy.call("RemoveApplicationRight", [.string(application), .string(identifier), passcode])
     }
 
+    /// The plaintext is sent as a ``DBusValue/secretBytes(_:)``, as SaveRight's secret.
     public func encrypt(publicKey: [UInt8], algorithm: String, plaintext: [UInt8]) async throws -> [UInt8] {
-        try await proxy.call("Encrypt", [.bytes(publicKey), .string(algorithm), .bytes(plaintext)])[0].bytes!
+        try await proxy.call("Encrypt", [.bytes(publicKey), .string(algorithm), .secretBytes(DBusSecret(copying: plaintext))])[0].bytes!
     }
 
     public func verify(publicKey: [UInt8], algorithm: String, signedData: [UInt8], signature: [UInt8]) async throws -> Bool {
