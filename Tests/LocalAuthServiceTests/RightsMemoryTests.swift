@@ -8,9 +8,9 @@ import Testing
 
 /// A right's secret and a decrypted plaintext leave no copy in the daemon's memory once their
 /// calls are answered: read from the messages as secret byte arrays (zeroed there), kept in wiped
-/// buffers, replied as secrets. (The login password, an `s` secret like the passcodes, is not
-/// checked here: under load one copy of it sometimes stays in the daemon's heap after
-/// StoreLoginPassword, a limit of the `s` secret path that the passcodes share.)
+/// buffers, replied as secrets. (A third secret sent right after these two, the login password,
+/// sometimes kept one copy under load: the receive-buffer scrub of LocalAuthDBus is best effort,
+/// and a call read in one chunk with a preceding scrub signal can sit past its reach.)
 @Suite("Rights' secrets in daemon memory", .timeLimit(.minutes(3)))
 struct RightsMemoryTests {
     @Test(.enabled(if: getuid() == 0, "reading another process's memory needs root"))
