@@ -5,9 +5,10 @@
 ///
 /// On Linux they reach localauthd through `LAContext.evaluateAccessControl(_:operation:localizedReason:)`:
 /// `userPresence` is a `default` requirement (biometry or the passcode), `biometryAny` `biometry`,
-/// `biometryCurrentSet` `biometry-current-set`, `devicePasscode` `passcode`; several constraints
-/// join with `or` when `.or` is set, else with `and`. `companion` and `applicationPassword` cannot
-/// be met here (no companions; no app passwords).
+/// `biometryCurrentSet` `biometry-current-set`, `devicePasscode` and `applicationPassword`
+/// `passcode` (the application password is the localauthd passcode, as in `LAContext.setCredential`);
+/// several constraints join with `or` when `.or` is set, else with `and`. `companion` cannot be met
+/// here (localauthd pairs no companions): alone or under `.and` it fails, under `.or` it is skipped.
 public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     public let rawValue: CFOptionFlags
     public init(rawValue: CFOptionFlags) { self.rawValue = rawValue }
@@ -31,7 +32,7 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     public static let and = SecAccessControlCreateFlags(rawValue: 1 << 15)
     /// The item is a private key whose use (signing, decrypting, key exchange) the constraints protect.
     public static let privateKeyUsage = SecAccessControlCreateFlags(rawValue: 1 << 30)
-    /// An application password the app supplies; not supported here.
+    /// An application password the app supplies; here the localauthd passcode (a `passcode` term).
     public static let applicationPassword = SecAccessControlCreateFlags(rawValue: 1 << 31)
 
     @available(*, deprecated, renamed: "biometryAny")
