@@ -16,6 +16,8 @@ import Synchronization
 /// tells every observer when it differs. `state` blocks until localauthd answers unless it is
 /// being followed.
 open class LAEnvironment: NSObject, @unchecked Sendable {
+    /// Apple's Swift name of ``LAEnvironmentObserver`` (`class Watcher: NSObject, LAEnvironment.Observer`).
+    public typealias Observer = LAEnvironmentObserver
     public typealias State = LAEnvironmentState
     public typealias Mechanism = LAEnvironmentMechanism
     public typealias MechanismBiometry = LAEnvironmentMechanismBiometry

@@ -68,9 +68,10 @@ struct EnvironmentTests {
         #expect(state.biometry == nil && state.userPassword == nil && state.allMechanisms.isEmpty)
     }
 
-    final class Observer: LAEnvironmentObserver, Sendable {
-        let changes = Inbox<LAEnvironmentState>()
-        func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironmentState) {
+    /// Spelt as Apple's Swift declares it (`LAEnvironment.Observer`, `LAEnvironment.State`).
+    final class Observer: LAEnvironment.Observer, Sendable {
+        let changes = Inbox<LAEnvironment.State>()
+        func environment(_ environment: LAEnvironment, stateDidChangeFromOldState oldState: LAEnvironment.State) {
             changes.put(oldState)
         }
 
