@@ -58,12 +58,12 @@ enum KeyringCommand {
             let password = DaemonClient.passcodeArgument(entries[0])
             let rights = KeyringCommand.rights(client)
             try await client.translate { try await rights.storeLoginPassword(password) }
-            let protection = await KeyringCommand.keyProtection(client)
+            let sealing = await Sealing.read(client)
             global.output.result("""
-                Login password stored\(protection.map { ", sealed \(KeyringCommand.describe($0))" } ?? ""). After a fingerprint or face \
+                Login password stored\(sealing.clause). After a fingerprint or face \
                 login, pam_localauth unlocks your login keyring with it. When you change your login password, run \
                 localauth keyring enroll again.
-                """, json: .object([("ok", true), ("action", "keyring-enroll")] + (protection.map { [("keyProtection", .string($0))] } ?? [])))
+                """, json: .object([("ok", true), ("action", "keyring-enroll")] + sealing.json))
             return ExitStatus.success
         }
     }
@@ -79,9 +79,9 @@ enum KeyringCommand {
             let stored = values[LocalAuthUserStateKey.loginPasswordStored.rawValue]?.bool ?? false
             let state = UserState(values)
             let biometry = !state.enrollments.isEmpty
-            let protection = await KeyringCommand.keyProtection(client)
+            let sealing = await Sealing.read(client)
             var lines = [stored
-                ? "Login password: stored\(protection.map { ", sealed \(KeyringCommand.describe($0))" } ?? "")."
+                ? "Login password: stored\(sealing.clause)."
                 : "Login password: not stored (localauth keyring enroll stores it)."]
             if !biometry {
                 lines.append("No finger or face is enrolled: nothing releases it.")
@@ -89,8 +89,7 @@ enum KeyringCommand {
                 lines.append("A fingerprint or face login unlocks the login keyring with it.")
             }
             global.output.result(lines.joined(separator: "\n"), json: .object(
-                [("loginPasswordStored", .bool(stored)), ("biometryEnrolled", .bool(biometry))]
-                    + (protection.map { [("keyProtection", .string($0))] } ?? [])))
+                [("loginPasswordStored", .bool(stored)), ("biometryEnrolled", .bool(biometry))] + sealing.json))
             return ExitStatus.success
         }
     }
@@ -115,17 +114,30 @@ enum KeyringCommand {
 
     private static func rights(_ client: DaemonClient) -> RightsProxy { RightsProxy(client.connection, timeout: client.timeout) }
 
-    /// The Rights object's KeyProtection ("tpm2" or "wrapping-key"); nil when the daemon does not say.
-    private static func keyProtection(_ client: DaemonClient) async -> String? {
-        let rights = rights(client)
-        return try? await rights.keyProtection()
-    }
+    /// How localauthd seals the stored password (the Rights object's KeyProtection), as enroll and
+    /// status say it; nothing when the daemon does not say.
+    private struct Sealing {
+        /// "tpm2", "wrapping-key", or empty when localauthd could not open the vault of rights.
+        let protection: String?
 
-    private static func describe(_ protection: String) -> String {
-        switch protection {
-        case "tpm2": "with the TPM 2.0"
-        case "wrapping-key": "with localauthd's root-only wrapping key (no TPM 2.0)"
-        default: "(\(protection))"
+        static func read(_ client: DaemonClient) async -> Sealing {
+            Sealing(protection: try? await KeyringCommand.rights(client).keyProtection())
+        }
+
+        /// ", sealed with …" for the text (nothing when unknown).
+        var clause: String {
+            switch protection {
+            case nil: ""
+            case "tpm2": ", sealed with the TPM 2.0"
+            case "wrapping-key": ", sealed with localauthd's root-only wrapping key (no TPM 2.0)"
+            case "": ", but localauthd cannot open the vault of rights now (journalctl -u localauthd says why)"
+            case let other?: ", sealed (\(TerminalSafeText.line(other)))"
+            }
+        }
+
+        /// The `keyProtection` member of --json, when known.
+        var json: [(String, JSONValue)] {
+            protection.map { [("keyProtection", .string($0))] } ?? []
         }
     }
 
