@@ -46,7 +46,7 @@ extension RightsCommand {
 
         /// The SubjectPublicKeyInfo as PEM (`-----BEGIN PUBLIC KEY-----`), for `openssl dgst -verify`.
         var pem: String {
-            let encoded = Base64.encode(subjectPublicKeyInfo)
+            let encoded = Self.base64(subjectPublicKeyInfo)
             var lines = ["-----BEGIN PUBLIC KEY-----"]
             var start = encoded.startIndex
             while start < encoded.endIndex {
@@ -63,7 +63,7 @@ extension RightsCommand {
             var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
             let info = subjectPublicKeyInfo
             _ = crypto_hash_sha256(&digest, info, UInt64(info.count))
-            return "SHA256:" + Base64.encode(digest).filter { $0 != "=" }
+            return "SHA256:" + Self.base64(digest).filter { $0 != "=" }
         }
 
         /// `created` in UTC, e.g. `2026-12-06 02:41:00 UTC`.
@@ -93,7 +93,7 @@ extension RightsCommand {
 
         var json: JSONValue {
             .object([("identifier", .string(identifier)), ("application", .string(application)), ("requirement", .string(requirement)),
-                     ("hasSecret", .bool(hasSecret)), ("publicKey", .string(Base64.encode(publicKey))), ("fingerprint", .string(fingerprint)),
+                     ("hasSecret", .bool(hasSecret)), ("publicKey", .string(Self.base64(publicKey))), ("fingerprint", .string(fingerprint)),
                      ("created", .int(Int(clamping: created))), ("invalidated", .bool(invalidated))])
         }
 
@@ -102,25 +102,15 @@ extension RightsCommand {
             0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01,
             0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
         ]
-    }
 
-    /// Standard Base64 with padding (RFC 4648 §4).
-    enum Base64 {
-        private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-        static func encode(_ bytes: [UInt8]) -> String {
-            var output: [UInt8] = []
-            output.reserveCapacity((bytes.count + 2) / 3 * 4)
-            var index = 0
-            while index < bytes.count {
-                let count = min(3, bytes.count - index)
-                let chunk = (UInt32(bytes[index]) << 16) | (count > 1 ? UInt32(bytes[index + 1]) << 8 : 0) | (count > 2 ? UInt32(bytes[index + 2]) : 0)
-                for position in 0..<4 {
-                    output.append(position <= count ? alphabet[Int((chunk >> (18 - 6 * UInt32(position))) & 0x3F)] : UInt8(ascii: "="))
-                }
-                index += 3
+        /// Standard Base64 with padding (RFC 4648 §4), by libsodium.
+        static func base64(_ bytes: [UInt8]) -> String {
+            var text = [UInt8](repeating: 0, count: (bytes.count + 2) / 3 * 4 + 1)
+            text.withUnsafeMutableBytes { buffer in
+                _ = sodium_bin2base64(buffer.baseAddress!.assumingMemoryBound(to: CChar.self), buffer.count, bytes, bytes.count,
+                                      sodium_base64_VARIANT_ORIGINAL)
             }
-            return String(decoding: output, as: UTF8.self)
+            return String(decoding: text.dropLast(), as: UTF8.self)
         }
     }
 }
