@@ -118,9 +118,7 @@ struct RightsEngineTests {
         let h = try await Rights.harness()
         try await Rights.save(h, requirement: "passcode", secret: nil)
         let context = try await Rights.context(h)
-        let run = await Rights.authorize(h, on: context)
-        try await h.engine.submitPasscode(Passcode(H.passcode), context: context, caller: H.alice.client)
-        try await run.result.get()
+        try await Rights.authorizeWithPasscode(h, on: context)
         let error = await #expect(throws: LocalAuthError.self) { try await h.engine.loadSecret("notes-key", context: context, caller: H.alice.client) }
         #expect(error?.kind == .invalidArgument && error?.message.contains("without a secret") == true)
     }
@@ -139,17 +137,13 @@ struct RightsEngineTests {
         let h = try await Rights.harness()
         try await Rights.save(h, requirement: "passcode")
         let context = try await Rights.context(h)
-        let run = await Rights.authorize(h, on: context)
-        try await h.engine.submitPasscode(Passcode(H.passcode), context: context, caller: H.alice.client)
-        try await run.result.get()
+        try await Rights.authorizeWithPasscode(h, on: context)
         #expect(Rights.text(try await h.engine.loadSecret("notes-key", context: context, caller: H.alice.client)) == "s3cret")
 
         let replaced = try await Rights.save(h, requirement: "passcode", secret: "new")
         await Rights.expect(.rightNotAuthorized) { try await h.engine.loadSecret("notes-key", context: context, caller: H.alice.client) }
         #expect(replaced.hasSecret)
-        let again = await Rights.authorize(h, on: context)
-        try await h.engine.submitPasscode(Passcode(H.passcode), context: context, caller: H.alice.client)
-        try await again.result.get()
+        try await Rights.authorizeWithPasscode(h, on: context)
         #expect(Rights.text(try await h.engine.loadSecret("notes-key", context: context, caller: H.alice.client)) == "new")
 
         try await h.engine.removeRight("notes-key", app: Rights.app, caller: H.alice)
@@ -162,9 +156,7 @@ struct RightsEngineTests {
         let h = try await Rights.harness()
         try await Rights.save(h, requirement: "passcode")
         let context = try await Rights.context(h)
-        let run = await Rights.authorize(h, on: context)
-        try await h.engine.submitPasscode(Passcode(H.passcode), context: context, caller: H.alice.client)
-        try await run.result.get()
+        try await Rights.authorizeWithPasscode(h, on: context)
         try await h.engine.invalidate(context: context, caller: H.alice.client)
         await Rights.expect(.authentication(.invalidContext)) { try await h.engine.loadSecret("notes-key", context: context, caller: H.alice.client) }
 

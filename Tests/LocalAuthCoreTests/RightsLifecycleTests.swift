@@ -40,9 +40,7 @@ struct RightsLifecycleTests {
         let restarted = try EngineHarness(store: h.store, rightStore: h.rightStore, vault: h.vault)
         #expect(try await restarted.engine.right("notes-key", app: Rights.app, caller: H.alice) == saved)
         let context = try await Rights.context(restarted)
-        let run = await Rights.authorize(restarted, on: context)
-        try await restarted.engine.submitPasscode(Passcode(H.passcode), context: context, caller: H.alice.client)
-        try await run.result.get()
+        try await Rights.authorizeWithPasscode(restarted, on: context)
         #expect(Rights.text(try await restarted.engine.loadSecret("notes-key", context: context, caller: H.alice.client)) == "s3cret")
     }
 
@@ -55,9 +53,7 @@ struct RightsLifecycleTests {
         try h.rightStore.saveRights(records, user: H.alice.uid)
         let restarted = try EngineHarness(store: h.store, rightStore: h.rightStore, vault: h.vault)
         let context = try await Rights.context(restarted)
-        let run = await Rights.authorize(restarted, records[1].identifier, on: context)
-        try await restarted.engine.submitPasscode(Passcode(H.passcode), context: context, caller: H.alice.client)
-        try await run.result.get()
+        try await Rights.authorizeWithPasscode(restarted, records[1].identifier, on: context)
         await Rights.expect(.serviceFailure) { try await restarted.engine.loadSecret(records[1].identifier, context: context, caller: H.alice.client) }
     }
 

@@ -60,9 +60,7 @@ struct RightsRequirementTests {
         #expect(try await h.state(of: context) == .biometry)
         try await h.fingerprint.touch("right-index-finger")
         try await touched.result.get()
-        let typed = await Rights.authorize(h, on: context)
-        try await h.engine.submitPasscode(Passcode(H.passcode), context: context, caller: H.alice.client)
-        try await typed.result.get()
+        try await Rights.authorizeWithPasscode(h, on: context)
     }
 
     @Test func andEvaluatesEachTermInTurn() async throws {

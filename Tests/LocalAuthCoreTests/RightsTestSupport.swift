@@ -39,6 +39,13 @@ enum Rights {
         }
     }
 
+    /// Authorizes `identifier` in Alice's `context` with her passcode (a requirement the passcode meets).
+    static func authorizeWithPasscode(_ h: EngineHarness, _ identifier: String = "notes-key", on context: ContextID) async throws {
+        let run = await authorize(h, identifier, on: context)
+        try await h.engine.submitPasscode(Passcode(H.passcode), context: context, caller: H.alice.client)
+        try await run.result.get()
+    }
+
     /// Starts evaluating a requirement without a stored right.
     static func evaluate(_ h: EngineHarness, _ requirement: String, domainState: [UInt8]? = nil, on context: ContextID, by caller: Caller = H.alice) async -> Run {
         await start(h, on: context) { engine, reply in
