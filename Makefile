@@ -56,7 +56,7 @@ PROVIDERDIR ?= $(PREFIX)/lib/localauthd/providers
 STRIP       ?= -s
 # Release build: optimized for size (-Osize: 0.3 MiB less resident at idle, no measurable CPU cost
 # per call); the Swift runtime, libstdc++ and libdbus static (so the binaries need only libc, libm,
-# libgcc_s and libsodium), full RELRO, and lld's packed relative relocations (DT_RELR,
+# libgcc_s and libsodium, plus libcrypto and tpm2-tss in localauthd and libpam in localauth), full RELRO, and lld's packed relative relocations (DT_RELR,
 # glibc >= 2.36): the static runtime's ~30 000 relocations take 6 KB instead of 700 KB, all read at
 # start. The runtime's link arguments ask for -lstdc++; STATIC_CXX_DIR holds only libstdc++.a and
 # is searched before gcc's directory, so that request takes the archive. They also export every
@@ -187,7 +187,7 @@ demo: deps locale
 	BIN=$$($(SWIFT) build --show-bin-path) scripts/demo.sh
 
 ## Release build, linked with the Swift runtime, Foundation, libstdc++ and libdbus statically: at run
-## time the binaries need only Debian's libc, libm, libgcc_s and libsodium.
+## time the binaries need only Debian's libc, libm, libgcc_s and libsodium (and libcrypto, tpm2-tss, libpam).
 release: $(STATIC_CXX_DIR)/libstdc++.a $(RELEASE_LIBS_DIR)/dbus-1.pc
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauthd
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauth
