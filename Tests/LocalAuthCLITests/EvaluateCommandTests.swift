@@ -148,7 +148,9 @@ struct EvaluateCommandTests {
         sys.exit(os.waitstatus_to_exitcode(status))
         """#
 
-    func onTerminal(_ bus: PrivateBus, _ steps: [(String, String)], _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    /// `localauth arguments…` on a pseudo-terminal driven by ``pseudoTerminal``: each step waits for
+    /// its prompt, then types its text. Also used by RightsCommandTests.
+    static func onTerminal(_ bus: PrivateBus, _ steps: [(String, String)], _ arguments: [String]) async throws -> (status: Int32, output: String) {
         let script = steps.map { "\($0.0)=>\($0.1)" }.joined(separator: "||")
         return try await runTool("/usr/bin/python3", ["-c", Self.pseudoTerminal, script, CLI.binary, "--address", bus.address] + arguments,
                                  timeout: .seconds(30))
@@ -156,23 +158,23 @@ struct EvaluateCommandTests {
 
     @Test func passcodesAreReadFromTheTerminalWithoutEcho() async throws {
         try await withDaemon(configuration: CLI.daemonConfiguration) { _, bus in
-            let set = try await onTerminal(bus, [("New passcode:", "typed-secret\\n"), ("Repeat the new passcode:", "typed-secret\\n")],
+            let set = try await Self.onTerminal(bus, [("New passcode:", "typed-secret\\n"), ("Repeat the new passcode:", "typed-secret\\n")],
                                            ["passcode", "set"])
             #expect(set.status == 0, "\(set.output)")
             #expect(set.output.contains("Passcode set.") && !set.output.contains("typed-secret"), "\(set.output)")
 
-            let enroll = try await onTerminal(bus, [("Passcode:", "typed-secret\\n")], ["enroll", "fingerprint", "right-thumb"])
+            let enroll = try await Self.onTerminal(bus, [("Passcode:", "typed-secret\\n")], ["enroll", "fingerprint", "right-thumb"])
             #expect(enroll.status == 0 && !enroll.output.contains("typed-secret"), "\(enroll.output)")
 
             // Policy owner takes the passcode while the fingerprint sensor listens.
-            let evaluation = try await onTerminal(bus, [("it is not shown", "wrong-guess\\n"), ("Wrong passcode", "typed-secret\\n")],
+            let evaluation = try await Self.onTerminal(bus, [("it is not shown", "wrong-guess\\n"), ("Wrong passcode", "typed-secret\\n")],
                                                   ["evaluate", "--reason", "unlock"])
             #expect(evaluation.status == 0, "\(evaluation.output)")
             #expect(evaluation.output.contains("Touch the fingerprint sensor to unlock") && evaluation.output.contains("Authenticated."))
             #expect(!evaluation.output.contains("typed-secret") && !evaluation.output.contains("wrong-guess"), "\(evaluation.output)")
 
             // An empty line is the fallback key: policy biometrics ends with userFallback.
-            let fallback = try await onTerminal(bus, [("Press Enter", "\\n")], ["evaluate", "--policy", "biometrics", "--reason", "unlock"])
+            let fallback = try await Self.onTerminal(bus, [("Press Enter", "\\n")], ["evaluate", "--policy", "biometrics", "--reason", "unlock"])
             #expect(fallback.status == 3, "\(fallback.output)")
             #expect(fallback.output.contains("Fallback chosen"))
         }

@@ -259,27 +259,21 @@ struct RightsCommandTests {
         }
     }
 
-    /// `localauth rights …` on a pseudo-terminal (EvaluateCommandTests' driver): the passcode typed
-    /// while the sensor listens authorizes; a secret goes to a terminal only with --force.
-    func onTerminal(_ bus: PrivateBus, _ steps: [(String, String)], _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let script = steps.map { "\($0.0)=>\($0.1)" }.joined(separator: "||")
-        return try await runTool("/usr/bin/python3", ["-c", EvaluateCommandTests.pseudoTerminal, script, CLI.binary, "--address", bus.address] + arguments,
-                                 timeout: .seconds(30))
-    }
-
+    /// `localauth rights …` on a pseudo-terminal (``EvaluateCommandTests/onTerminal(_:_:_:)``): the
+    /// passcode typed while the sensor listens authorizes; a secret goes to a terminal only with --force.
     @Test func onATerminalThePasscodeIsTypedAndTheSecretNeedsForce() async throws {
         try await withDaemon(configuration: Self.configuration) { _, bus in
             let client = try await Client(bus)
             try await client.setUp(fingers: ["right-index-finger"])
-            let saved = try await onTerminal(bus, [("Secret of right", "typed-token\\n")], ["rights", "save", "note", "--secret-stdin"])
+            let saved = try await EvaluateCommandTests.onTerminal(bus, [("Secret of right", "typed-token\\n")], ["rights", "save", "note", "--secret-stdin"])
             #expect(saved.status == 0 && saved.output.contains("secret: stored") && !saved.output.contains("typed-token"), "\(saved.output)")
 
-            let refused = try await onTerminal(bus, [], ["rights", "secret", "note"])
+            let refused = try await EvaluateCommandTests.onTerminal(bus, [], ["rights", "secret", "note"])
             #expect(refused.status == 64 && refused.output.contains("add --force"), "\(refused.output)")
-            let binary = try await onTerminal(bus, [], ["rights", "public-key", "note", "--der"])
+            let binary = try await EvaluateCommandTests.onTerminal(bus, [], ["rights", "public-key", "note", "--der"])
             #expect(binary.status == 64 && binary.output.contains("redirect it"), "\(binary.output)")
 
-            let shown = try await onTerminal(bus, [("it is not shown", "wrong-guess\\n"), ("Wrong passcode", "4711-secret\\n")],
+            let shown = try await EvaluateCommandTests.onTerminal(bus, [("it is not shown", "wrong-guess\\n"), ("Wrong passcode", "4711-secret\\n")],
                                              ["rights", "secret", "note", "--force", "--reason", "read the note"])
             #expect(shown.status == 0, "\(shown.output)")
             #expect(shown.output.contains("Touch the fingerprint sensor to read the note") && shown.output.hasSuffix("typed-token"), "\(shown.output)")
