@@ -424,7 +424,9 @@ extension PolicyEngine {
             return
         }
         switch result {
-        case .success: runNextStep(id)
+        case .success(let success):
+            if case .biometricMatch = success {} else { contexts[id]?.rightAuthorization?.onlyBiometricMatches = false }
+            runNextStep(id)
         case .failure(let error): endAuthorization(id, .failure(error))
         }
         settle()
@@ -433,6 +435,9 @@ extension PolicyEngine {
     private func endAuthorization(_ id: ContextID, _ result: Result<Void, LocalAuthError>) {
         guard let record = contexts[id], let authorization = record.rightAuthorization else { return }
         contexts[id]?.rightAuthorization = nil
+        // A requirement that failed, or took a passcode in any of its steps, is no biometric match.
+        if case .failure = result { contexts[id]?.lastBiometricMatch = nil }
+        if !authorization.onlyBiometricMatches { contexts[id]?.lastBiometricMatch = nil }
         let what = authorization.right.map { "Right \(Self.name($0))" } ?? "Requirement"
         switch result {
         case .success:

@@ -24,6 +24,9 @@ struct RightAuthorization: Sendable {
     let generation: UInt64
     var remaining: [Step]
     let reason: String
+    /// Whether every step so far succeeded by a biometric match (no passcode typed): only then
+    /// may the context's last biometric match release the stored login password.
+    var onlyBiometricMatches = true
     /// Called once, when the last step succeeded or any step failed.
     let reply: @Sendable (Result<Void, LocalAuthError>) -> Void
 

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import LocalAuthAPI
+import LocalAuthDBus
+import LocalAuthProxies
+import LocalAuthTestSupport
+import Testing
+
+/// Attacks on rights, their keys and secrets and the stored login password, against the real
+/// daemon: the login password's release and discard rules, and what an unprivileged user can
+/// send to every Rights and Context member (malformed keys, sizes, requirements, random
+/// arguments) without crashing the daemon, reaching root's right, or getting a secret logged.
+@Suite("Rights attacks", .timeLimit(.minutes(3)))
+struct RightsAttackTests {
+    static let passcode = "4711-secret"
+    static let configuration = "key_protection = wrapping-key\n"
+
+    /// A requirement that took the passcode in any of its steps is no biometric match: the login
+    /// password stays locked after "biometry and passcode" and "passcode and biometry", and is
+    /// released after "biometry" (the same steps without the passcode).
+    @Test(.enabled(if: getuid() == 0, "the login password is released to root only"))
+    func theLoginPasswordIsNotReleasedAfterARequirementThatTookThePasscode() async throws {
+        try await withDaemon(configuration: Self.configuration) { daemon, bus in
+            let client = try await Client(bus)
+            try await client.setUp(passcode: Self.passcode, fingers: ["left-thumb"])
+            let password = "login-\(UInt64.random(in: 1...UInt64.max))"
+            try await RightsProxy(client.connection).storeLoginPassword(.string(password))
+            let touch: Step = .touch("left-thumb"), typed: Step = .passcode(Self.passcode)
+            for (requirement, steps) in [("biometry and passcode", [touch, typed]), ("passcode and biometry", [typed, touch])] {
+                let context = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
+                #expect(await Self.evaluate(client, context, requirement, steps) == nil, "\(requirement)")
+                #expect(await errorName { _ = try await context.releaseLoginPassword() } == LocalAuthErrorName.rightNotAuthorized.dbusName,
+                        "released after \(requirement)")
+            }
+            let touched = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
+            #expect(await Self.evaluate(client, touched, "biometry", [touch]) == nil)
+            #expect(try await touched.releaseLoginPassword().string == password)
+            #expect(!daemon.logText.contains(password), "the password is never logged")
+        }
+    }
+
+    // MARK: Helpers
+
+    /// One evaluation step of a test: a touch of the simulator's finger, or the passcode typed.
+    enum Step: Sendable {
+        case touch(String)
+        case passcode(String)
+    }
+
+    /// EvaluateRequirement (or EvaluatePolicy 1 when `requirement` is nil) on `context`, each step
+    /// answered once the daemon prompts for it; the D-Bus error name it ended with, nil on success.
+    static func evaluate(_ client: Client, _ context: ContextProxy, _ requirement: String?, _ steps: [Step]) async -> String? {
+        do {
+            let prompts = Inbox<String>()
+            let subscription = try await client.connection.subscribe(
+                DBusMatchRule(path: context.path, interface: LocalAuthBusNames.contextInterface, member: "Prompt")) { signal in
+                prompts.put(signal.arguments.first?.string ?? "")
+            }
+            defer { client.connection.unsubscribe(subscription) }
+            let call = Task {
+                await errorName {
+                    if let requirement {
+                        try await context.evaluateRequirement(requirement, reason: "attack", timeout: .seconds(60))
+                    } else {
+                        _ = try await client.context(context.path, "EvaluatePolicy", [.uint32(1), .string("attack")], timeout: .seconds(60))
+                    }
+                }
+            }
+            for step in steps {
+                switch step {
+                case .touch(let finger):
+                    while try await prompts.next(within: .seconds(60)) == "passcode" {}
+                    try await client.simulator("Touch", [.string(finger)])
+                case .passcode(let passcode):
+                    while try await prompts.next(within: .seconds(60)) != "passcode" {}
+                    try await context.submitPasscode(.string(passcode))
+                }
+            }
+            return await call.value
+        } catch {
+            return "\(error)"
+        }
+    }
+}
