@@ -39,6 +39,31 @@ struct RightsAttackTests {
         }
     }
 
+    /// DiscardLoginPassword removes the password its context released, never one the user
+    /// stored after it (the PAM module discards a password that failed; the user's new one stays).
+    @Test(.enabled(if: getuid() == 0, "the login password is released to root only"))
+    func discardRemovesOnlyThePasswordTheContextReleased() async throws {
+        try await withDaemon(configuration: Self.configuration) { _, bus in
+            let client = try await Client(bus)
+            try await client.setUp(passcode: Self.passcode, fingers: ["left-thumb"])
+            let rights = RightsProxy(client.connection)
+            try await rights.storeLoginPassword(.string("old password"))
+            let pam = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
+            #expect(await Self.evaluate(client, pam, nil, [.touch("left-thumb")]) == nil)
+            #expect(try await pam.releaseLoginPassword().string == "old password")
+            // Meanwhile the user enrolls the new password; then the old one fails and is discarded.
+            try await rights.storeLoginPassword(.string("new password"))
+            #expect(await errorName { try await pam.discardLoginPassword() } == LocalAuthErrorName.rightNotFound.dbusName)
+            #expect(try await client.userState()["LoginPasswordStored"]?.bool == true, "the new password stays")
+            let next = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
+            #expect(await Self.evaluate(client, next, nil, [.touch("left-thumb")]) == nil)
+            #expect(try await next.releaseLoginPassword().string == "new password")
+            // The context that released the stored password does discard it.
+            try await next.discardLoginPassword()
+            #expect(try await client.userState()["LoginPasswordStored"]?.bool == false)
+        }
+    }
+
     // MARK: Helpers
 
     /// One evaluation step of a test: a touch of the simulator's finger, or the passcode typed.

@@ -144,6 +144,8 @@ extension PolicyEngine {
         let vault = try openVault()
         let secret = try unsealSecret(of: right, user: record.user, vault: vault)
         contexts[id]?.loginPasswordReleased = true
+        // The generation released: DiscardLoginPassword removes that password only, never one stored since.
+        contexts[id]?.authorizedRights[Self.loginKey] = right.generation
         recordAudit(AuditEntry(.loginPassword, severity: .notice, user: record.user, client: caller.rawValue, result: "released",
                                message: "The stored login password was released after a biometric match."))
         return secret
@@ -157,7 +159,14 @@ extension PolicyEngine {
         guard record.loginPasswordReleased else {
             throw LocalAuthError(.rightNotAuthorized, "Only the context that released the stored login password may discard it.")
         }
-        try await remove(Self.loginKey, user: record.user, client: caller, how: "discarded (it no longer worked)")
+        // Changes of the stored password end this entry (as they end authorizations): the one released is gone.
+        let replaced = LocalAuthError(.rightNotFound, "The login password this context released is no longer stored (it was replaced or removed since); nothing was removed.")
+        guard let released = record.authorizedRights[Self.loginKey] else { throw replaced }
+        try takeChange(of: record.user)
+        try await changeRights(of: record.user, client: caller) { (book) throws(LocalAuthError) in
+            guard book.record(Self.loginKey)?.generation == released, book.remove(Self.loginKey) != nil else { throw replaced }
+            return "Right \(Self.name(Self.loginKey)) discarded (it no longer worked)."
+        }
     }
 
     // MARK: Authorization in a context
@@ -484,7 +493,7 @@ extension PolicyEngine {
         return info!
     }
 
-    private func remove(_ key: RightKey, user uid: UInt32, client: ClientID, how: String = "removed") async throws(LocalAuthError) {
+    private func remove(_ key: RightKey, user uid: UInt32, client: ClientID) async throws(LocalAuthError) {
         guard try book(of: uid).record(key) != nil else {
             throw key == Self.loginKey ? LocalAuthError(.rightNotFound, "No login password is stored.") : Self.rightNotFound
         }
@@ -493,7 +502,7 @@ extension PolicyEngine {
             guard book.remove(key) != nil else {
                 throw key == Self.loginKey ? LocalAuthError(.rightNotFound, "No login password is stored.") : Self.rightNotFound
             }
-            return "Right \(Self.name(key)) \(how)."
+            return "Right \(Self.name(key)) removed."
         }
     }
 
