@@ -25,7 +25,6 @@ public struct SecKeyAlgorithm: RawRepresentable, Hashable, Sendable {
     public static let ecdhKeyExchangeStandardX963SHA256 = SecKeyAlgorithm(rawValue: kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA256)
     /// Cofactor ECDH then the X9.63 SHA-256 KDF.
     public static let ecdhKeyExchangeCofactorX963SHA256 = SecKeyAlgorithm(rawValue: kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA256)
-
 }
 
 /// ECDSA over the SHA-256 digest of the message, DER signature.
@@ -44,16 +43,3 @@ nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeCofactor: CFString
 nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA256: CFString = "algid:keyexchange:ECDH:KDFX963:SHA256"
 /// Cofactor ECDH, then the X9.63 SHA-256 KDF.
 nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA256: CFString = "algid:keyexchange:ECDHC:KDFX963:SHA256"
-
-/// The keys of `exchangeKeys`' parameters dictionary, with Apple's raw values.
-public struct SecKeyKeyExchangeParameter: RawRepresentable, Hashable, Sendable {
-    /// Kept as a Swift string (an `NSString` is not `Sendable` on Linux).
-    private let name: String
-    public var rawValue: CFString { name as CFString }
-    public init(rawValue: CFString) { name = rawValue as String }
-    /// The number of bytes the KDF derives (an `Int`).
-    public static let requestedSize = SecKeyKeyExchangeParameter(rawValue: "requestedSize")
-    /// The KDF's shared info (`Data`).
-    public static let sharedInfo = SecKeyKeyExchangeParameter(rawValue: "sharedInfo")
-
-}
