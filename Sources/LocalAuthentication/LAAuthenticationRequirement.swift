@@ -49,25 +49,3 @@ public class LAAuthenticationRequirement: NSObject, @unchecked Sendable {
 
     public override var description: String { "LAAuthenticationRequirement(\(expression))" }
 }
-
-/// Apple's fallback for `LAAuthenticationRequirement.biometry(fallback:)`.
-public class LABiometryFallbackRequirement: NSObject, @unchecked Sendable {
-    /// The requirement term it adds.
-    let term: String
-
-    required init(term: String) {
-        self.term = term
-    }
-
-    /// The default fallback: the device passcode.
-    public class var `default`: LABiometryFallbackRequirement { Self(term: "passcode") }
-
-    /// The device passcode.
-    public class var devicePasscode: LABiometryFallbackRequirement { Self(term: "passcode") }
-
-    public override func isEqual(_ object: Any?) -> Bool {
-        (object as? LABiometryFallbackRequirement)?.term == term
-    }
-
-    public override var hash: Int { term.hashValue }
-}

@@ -4,26 +4,6 @@ import LocalAuthAPI
 import LocalAuthDBus
 import LocalAuthProxies
 
-/// A right as the daemon describes it (`Rights.SaveRight`, `Rights.GetRight`; ``LocalAuthRightKey``).
-struct RightDescription: Sendable {
-    let identifier: String
-    let requirement: String
-    /// X9.63, 65 bytes.
-    let publicKey: [UInt8]
-
-    init(_ values: [String: DBusValue]) throws {
-        func value(_ key: LocalAuthRightKey) -> DBusValue? { values[key.rawValue] }
-        guard let identifier = value(.identifier)?.string, let requirement = value(.requirement)?.string,
-              let publicKey = value(.publicKey)?.bytes
-        else {
-            throw LAError(.systemCancel, message: "localauthd described a right without its identifier, requirement or public key.")
-        }
-        self.identifier = identifier
-        self.requirement = requirement
-        self.publicKey = publicKey
-    }
-}
-
 /// The daemon's Rights object (``LocalAuthInterface/rights``) for this process's user and
 /// application, on the connection all contexts share. Each call's errors are mapped by ``RightError``.
 struct RightsService: Sendable {
