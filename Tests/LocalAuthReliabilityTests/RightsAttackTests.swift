@@ -64,6 +64,31 @@ struct RightsAttackTests {
         }
     }
 
+    /// A user's rights are bounded in bytes, not only in number: 1 024 rights of the largest secret
+    /// made a 37 MB file, read on the engine (every user waited 6 s) and rewritten at each save on
+    /// the queue every user's state is saved on (each save 5 s). With 63 rights of 16 KiB stored,
+    /// another 16 KiB secret is refused; a small one and a replacement that does not grow are not.
+    @Test func aUsersRightsAreBoundedInBytes() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let daemon = try DaemonUnderTest(bus: bus, configuration: Self.configuration)
+        let secretBytes = 16_384
+        try Self.writeRights(count: 63, sealedSecretCount: secretBytes + 41, in: daemon.stateDirectory)
+        let watcher = try await bus.connect()
+        defer { watcher.close(); daemon.kill() }
+        try await daemon.start(watcher: watcher)
+        let client = try await Client(bus)
+        try await client.setUp(passcode: Self.passcode)
+        let rights = RightsProxy(client.connection)
+        #expect(try await rights.rights().count == 63, "the stored rights were read: \(daemon.logText)")
+        let big = [UInt8](repeating: 7, count: secretBytes)
+        let refused = await #expect(throws: DBusError.self) { _ = try await rights.saveRight("one-more", requirement: "passcode", secret: big) }
+        #expect(refused?.name == .limitsExceeded && refused?.message.contains("KiB") == true, "\(String(describing: refused))")
+        _ = try await rights.saveRight("small", requirement: "passcode", secret: Array("a token".utf8))
+        _ = try await rights.saveRight("r000", requirement: "passcode", secret: big)
+        #expect(try await rights.rights().count == 64)
+    }
+
     // MARK: Helpers
 
     /// One evaluation step of a test: a touch of the simulator's finger, or the passcode typed.
@@ -105,5 +130,23 @@ struct RightsAttackTests {
         } catch {
             return "\(error)"
         }
+    }
+
+    /// Writes `count` rights of this test's executable with sealed secrets of `sealedSecretCount`
+    /// random bytes into uid 0's rights file under `stateDirectory` (the file's version 1 form);
+    /// they list and count, and are never unsealed.
+    static func writeRights(count: Int, sealedSecretCount: Int, in stateDirectory: String) throws {
+        let application = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        func hex(_ count: Int) -> String { (0..<count).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() }
+        let rights: [[String: Any]] = (0..<count).map { index in
+            ["identifier": String(format: "r%03d", index), "application": application, "requirement": "passcode",
+             "generation": UInt64.random(in: 1...UInt64.max), "created": 0, "publicKey": hex(65), "sealedPrivateKey": hex(73),
+             "sealedSecret": hex(sealedSecretCount)]
+        }
+        let directory = stateDirectory + "/rights"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: stateDirectory)
+        let data = try JSONSerialization.data(withJSONObject: ["version": 1, "rights": rights])
+        #expect(FileManager.default.createFile(atPath: directory + "/\(getuid())", contents: data, attributes: [.posixPermissions: 0o600]))
     }
 }

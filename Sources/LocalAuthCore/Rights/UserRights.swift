@@ -8,6 +8,10 @@ public struct UserRights: Sendable, Hashable {
     public static let maximumDataLength = 65_536
     public static let maximumPerApplication = 64
     public static let maximumPerUser = 1_024
+    /// The secrets, identifiers and application names of one user's rights together, in bytes:
+    /// the user's file is rewritten at every save and read on the engine, so its size is bounded
+    /// (1 024 rights of the largest secret would make it 37 MB and each save take seconds).
+    public static let maximumBytesPerUser = 1 << 20
 
     /// By application, then identifier.
     private(set) var records: [RightKey: RightRecord] = [:]
@@ -29,8 +33,22 @@ public struct UserRights: Sendable, Hashable {
         records.keys.reduce(0) { $0 + ($1.application == application ? 1 : 0) }
     }
 
-    /// Refuses a save that would go beyond the per-application or per-user limit (a replacement never does).
-    func checkRoom(for key: RightKey) throws(LocalAuthError) {
+    /// What a right takes of ``maximumBytesPerUser``: its (sealed) secret, identifier and application name.
+    static func size(of key: RightKey, secretCount: Int) -> Int {
+        secretCount + key.identifier.utf8.count + key.application.utf8.count
+    }
+
+    /// Refuses a save that would go beyond the per-application or per-user limits: the counts (a
+    /// replacement never does) and the bytes (a replacement that grows may).
+    func checkRoom(for key: RightKey, secretCount: Int) throws(LocalAuthError) {
+        let old = records[key].map { Self.size(of: key, secretCount: $0.sealedSecret?.count ?? 0) } ?? 0
+        let new = Self.size(of: key, secretCount: secretCount)
+        if new > old {
+            let total = records.reduce(0) { $0 + Self.size(of: $1.key, secretCount: $1.value.sealedSecret?.count ?? 0) }
+            guard total - old + new <= Self.maximumBytesPerUser else {
+                throw LocalAuthError(.limitsExceeded, "Your rights' secrets and names may take at most \(Self.maximumBytesPerUser / 1024) KiB together, and this save would make them \((total - old + new + 1023) / 1024) KiB; remove some rights (localauth rights) or save a smaller secret.")
+            }
+        }
         guard records[key] == nil else { return }
         guard count(of: key.application) < Self.maximumPerApplication else {
             throw LocalAuthError(.limitsExceeded, "This application already has \(Self.maximumPerApplication) rights; remove some before saving more.")
