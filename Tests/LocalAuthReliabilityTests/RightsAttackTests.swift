@@ -89,6 +89,38 @@ struct RightsAttackTests {
         #expect(try await rights.rights().count == 64)
     }
 
+    /// uid 65534 sets its own passcode, saves and authorizes a right, then sends every Rights and
+    /// Context member random and malformed arguments (sizes at and past the limits, bad keys,
+    /// requirements, options of the wrong type): every call is answered, the daemon lives, root's
+    /// right and login password are untouched, no secret reaches the log, and the state files
+    /// stay root's alone.
+    @Test(.enabled(if: getuid() == 0, "needs root to run a client as uid 65534"))
+    func anotherUserFuzzingEveryRightsMemberReachesNothing() async throws {
+        let rootSecret = "root-secret-\(UInt64.random(in: 1...UInt64.max))", password = "login-\(UInt64.random(in: 1...UInt64.max))"
+        let theirSecret = "their-secret-\(UInt64.random(in: 1...UInt64.max))"
+        try await withDaemon(configuration: Self.configuration, allowingEveryUser: true) { daemon, bus in
+            let client = try await Client(bus)
+            try await client.setUp(passcode: Self.passcode, fingers: ["left-thumb"])
+            let rights = RightsProxy(client.connection)
+            let mine = try await rights.saveRight("mine", requirement: "biometry", secret: Array(rootSecret.utf8))
+            try await rights.storeLoginPassword(.string(password))
+            let run = try await runTool("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+                                                             PythonDBusClient.prelude + Self.fuzzer, bus.address, theirSecret, "2026", "600"],
+                                        timeout: .seconds(120))
+            #expect(run.status == 0, "\(run.output)")
+            #expect(run.output.contains("authorized ok") && run.output.contains("loaded their secret"), "\(run.output)")
+            #expect(run.output.contains("fuzzed 600"), "\(run.output)")
+            #expect(try await rights.right("mine") == mine, "root's right is untouched")
+            #expect(try await client.userState()["LoginPasswordStored"]?.bool == true)
+            let log = daemon.logText
+            for secret in [rootSecret, password, theirSecret, "nobody-pass-1"] { #expect(!log.contains(secret), "\(secret) in the log") }
+            for (path, mode) in [("rights", 0o700), ("rights/0", 0o600), ("rights/65534", 0o600), ("sealing", 0o700), ("sealing/wrapping-key", 0o600)] {
+                let attributes = try FileManager.default.attributesOfItem(atPath: daemon.stateDirectory + "/" + path)
+                #expect((attributes[.posixPermissions] as? Int) == mode && (attributes[.ownerAccountID] as? Int) == 0, "\(path): \(attributes)")
+            }
+        }
+    }
+
     // MARK: Helpers
 
     /// One evaluation step of a test: a touch of the simulator's finger, or the passcode typed.
@@ -149,4 +181,72 @@ struct RightsAttackTests {
         let data = try JSONSerialization.data(withJSONObject: ["version": 1, "rights": rights])
         #expect(FileManager.default.createFile(atPath: directory + "/\(getuid())", contents: data, attributes: [.posixPermissions: 0o600]))
     }
+
+    /// The fuzzer run as uid 65534 (`python3 -c prelude+fuzzer ADDRESS SECRET SEED COUNT`): sets
+    /// its passcode, saves `SECRET` as right "big", authorizes it with the passcode, loads it, then
+    /// sends COUNT random calls to the Rights and Context members (not those that wait for the
+    /// user or remove its own rights) and prints `fuzzed COUNT` when every one was answered.
+    static let fuzzer = #"""
+    import random, time
+    from dbus.mainloop.glib import DBusGMainLoop
+    from gi.repository import GLib
+    secret, rnd, count = sys.argv[2].encode(), random.Random(int(sys.argv[3])), int(sys.argv[4])
+    abus = dbus.bus.BusConnection(sys.argv[1], mainloop=DBusGMainLoop())
+    E = dbus.Dictionary({}, signature='sv')
+    RI, CI = N + '.Rights', N + '.Context'
+    m = dbus.Interface(abus.get_object(N, M), N + '.Manager')
+    r = dbus.Interface(abus.get_object(N, M + '/rights'), RI)
+    m.SetPasscode('', 'nobody-pass-1')
+    r.SaveRight('big', 'passcode', dbus.ByteArray(secret), E)
+    path = m.CreateContext(E)
+    c = dbus.Interface(abus.get_object(N, path), CI)
+    done = []
+    c.AuthorizeRight('big', 'fuzz', reply_handler=lambda *a: done.append('ok'), error_handler=lambda e: done.append(e.get_dbus_name()), timeout=60)
+    loop = GLib.MainContext.default()
+    for i in range(300):
+        loop.iteration(False)
+        try:
+            c.SubmitPasscode('nobody-pass-1'); break
+        except dbus.DBusException:
+            time.sleep(0.1)
+    while not done: loop.iteration(True)
+    print('authorized', done[0])
+    if bytes(c.LoadSecret('big')) == secret: print('loaded their secret')
+    pk = bytes(r.GetRight('big')['PublicKey'])
+    members = {RI: [('SaveRight', 'ssaya{sv}'), ('GetRight', 's'), ('ListRights', 'b'), ('RemoveApplicationRight', 'sss'), ('Encrypt', 'aysay'),
+                    ('Verify', 'aysayay'), ('StoreLoginPassword', 's'), ('RemoveLoginPassword', '')],
+               CI: [('CheckCanAuthorizeRight', 's'), ('DeauthorizeRight', 's'), ('CanEvaluateRequirement', 'sa{sv}'), ('LoadSecret', 's'),
+                    ('Sign', 'ssay'), ('Decrypt', 'ssay'), ('ExchangeKeys', 'saysa{sv}'), ('ReleaseLoginPassword', ''), ('DiscardLoginPassword', '')]}
+    words = ['', 'big', 'mine', ' ', 'default', 'biometry or passcode', 'passcode and default', 'biometry-current-set', 'default or',
+             'algid:sign:ECDSA:message-X962:SHA256', 'algid:sign:ECDSA:digest-X962:SHA256', 'algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV',
+             'algid:keyexchange:ECDH', 'algid:keyexchange:ECDHC:KDFX963:SHA256', 'localauthd:login-keyring', 'login-password', 'x' * 129, '\u202e', 'é' * 65]
+    def text(): return rnd.choice(words) if rnd.random() < 0.8 else ''.join(chr(rnd.randint(1, 0x2fff)) for _ in range(rnd.randint(0, 40)))
+    def data():
+        k = rnd.randrange(5)
+        if k == 0: return dbus.ByteArray(pk if rnd.random() < 0.5 else pk[:-1] + bytes([pk[-1] ^ 1]))
+        if k == 1: return dbus.ByteArray(b'\x04' + bytes(rnd.getrandbits(8) for _ in range(64)))
+        return dbus.ByteArray(bytes(rnd.getrandbits(8) for _ in range(rnd.choice([0, 1, 32, 81, 16384, 16385, 65536, 65537]))))
+    def options():
+        keys = ['RequestedSize', 'SharedInfo', 'DomainState', 'x']
+        return dbus.Dictionary({rnd.choice(keys): rnd.choice([dbus.UInt32(rnd.choice([0, 1, 32, 65536, 65537, 2**32 - 1])), data(), dbus.String(text()), dbus.Int64(-1)])
+                                for _ in range(rnd.randint(0, 3))}, signature='sv')
+    def split(signature): return signature.replace('a{sv}', 'D').replace('ay', 'Y')
+    make = {'s': lambda: dbus.String(text()), 'b': lambda: dbus.Boolean(rnd.random() < 0.5), 'Y': data, 'D': options}
+    answered = 0
+    for n in range(count):
+        interface = rnd.choice([RI, CI]); name, signature = rnd.choice(members[interface])
+        kinds = list(split(signature))
+        if rnd.random() < 0.1: kinds = [rnd.choice('sbYD') for _ in range(rnd.randint(0, 5))]
+        arguments = [make[k]() for k in kinds]
+        wire = ''.join({'s': 's', 'b': 'b', 'Y': 'ay', 'D': 'a{sv}'}[k] for k in kinds)
+        target = abus.get_object(N, M + '/rights' if interface == RI else path, introspect=False)
+        try:
+            target.get_dbus_method(name, interface)(*arguments, signature=wire, timeout=30)
+            answered += 1
+        except dbus.DBusException as e:
+            if e.get_dbus_name() in ('org.freedesktop.DBus.Error.NoReply', 'org.freedesktop.DBus.Error.ServiceUnknown', 'org.freedesktop.DBus.Error.Disconnected'):
+                print('unanswered', name, e.get_dbus_name()); sys.exit(1)
+            answered += 1
+    print('fuzzed', answered)
+    """#
 }
