@@ -121,6 +121,40 @@ struct RightsAttackTests {
         }
     }
 
+    /// A process that forks, keeps the bus connection in the child and execs another app's
+    /// executable in the parent (the connection's process) is taken for that app: the child
+    /// reads and removes busctl's right. The identity is read from /proc/<pid> at the first call,
+    /// after the exec (CallerDirectory.run → identify(credentials.pid)); and a pid reused after
+    /// the parent's exit gives the child whatever process took it (an unconfined one, from a
+    /// sandbox). Needs the bus's ProcessFD (dbus ≥ 1.15.8) or SO_PEERPIDFD to pin the process.
+    @Test(.disabled("bug: app identity read by pid at the first call, after a fork and exec of the connection's process (Sources/LocalAuthService/CallerDirectory.swift:229)"))
+    func aForkedChildIsNotTakenForTheAppItsParentExecs() async throws {
+        try await withDaemon(configuration: Self.configuration) { _, bus in
+            let client = try await Client(bus)
+            try await client.setUp(passcode: Self.passcode)
+            let saved = try await runTool("/usr/bin/busctl", ["--address=\(bus.address)", "call", LocalAuthBusNames.busName, LocalAuthBusNames.rightsPath,
+                                                              LocalAuthBusNames.rightsInterface, "SaveRight", "ssaya{sv}", "victim", "default", "1", "7", "0"])
+            #expect(saved.status == 0, "\(saved.output)")
+            let script = PythonDBusClient.prelude + """
+                import os, time
+                pid = os.fork()
+                if pid == 0:
+                    time.sleep(2)
+                    r = dbus.Interface(bus.get_object(N, M + '/rights', introspect=False), N + '.Rights')
+                    attempt('GetRight', lambda: r.GetRight('victim'))
+                    attempt('RemoveRight', lambda: r.RemoveRight('victim'))
+                    sys.stdout.flush()
+                    os._exit(0)
+                os.execv('/usr/bin/busctl', ['busctl', '--address=' + sys.argv[1], 'monitor', 'org.example.Nothing'])
+                """
+            // SIGKILL: the test process blocks SIGTERM, and its children inherit that.
+            let run = try await runTool("/usr/bin/timeout", ["-s", "KILL", "6", "/usr/bin/python3", "-c", script, bus.address], timeout: .seconds(60))
+            let lines = run.output.split(separator: "\n").map(String.init)
+            #expect(lines.contains("GetRight \(LocalAuthErrorName.rightNotFound.dbusName)"), "\(run.output)")
+            #expect(lines.contains("RemoveRight \(LocalAuthErrorName.rightNotFound.dbusName)"), "\(run.output)")
+        }
+    }
+
     // MARK: Helpers
 
     /// One evaluation step of a test: a touch of the simulator's finger, or the passcode typed.
