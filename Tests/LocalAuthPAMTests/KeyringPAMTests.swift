@@ -5,8 +5,8 @@ import LocalAuthTestSupport
 import Testing
 
 /// The login keyring after a fingerprint login: pam_localauth releases the stored login password,
-/// checks it on the localauth-keyring service (pam_matrix here, with pam_localauth in front of it
-/// to show that the module ignores itself there) and sets PAM_AUTHTOK, which the next module,
+/// checks it on the localauth-keyring service (the shipped pam/localauth-keyring with pam_matrix in
+/// place of pam_unix) and sets PAM_AUTHTOK, which the next module,
 /// pam_authtok_probe.so (standing in for pam_gnome_keyring), writes to a file. Serialized: each
 /// pamtester picks pam_wrapper's /tmp/pam.X directory by its pid, and two starting at the same
 /// moment can share one (and read each other's services), so fewer run at once.
@@ -68,6 +68,11 @@ struct KeyringPAMTests {
         }
     }
 
+    @Test func theShippedServiceChecksThePasswordAlone() throws {
+        #expect(try KeyringServices.shippedStack() == ["auth required pam_unix.so"],
+                "pam/localauth-keyring must stay password-only: no include, no biometric module")
+    }
+
     @Test func aChangedPasswordIsDiscardedWithAMessage() async throws {
         try await withKeyring(accepting: "the-new-login-password") { client, services in
             try await client.simulator("Touch", [.string(Self.finger)])
@@ -103,8 +108,8 @@ struct KeyringPAMTests {
 /// The services of the keyring tests, beside ``PAMHarness``'s own in its directory:
 /// - `login`: pam_localauth (a success skips the password), pam_matrix for a typed password, then
 ///   pam_authtok_probe.so, which writes the PAM_AUTHTOK it is handed to ``probeFile``;
-/// - `localauth-keyring`: pam_localauth (which must ignore itself there), then pam_matrix accepting
-///   `accepting` for root: the login password as the system knows it.
+/// - `localauth-keyring`: the shipped pam/localauth-keyring with pam_matrix in place of pam_unix,
+///   accepting `accepting` for root: the login password as the system knows it.
 struct KeyringServices {
     let pam: PAMHarness
     let probeFile: String
@@ -122,7 +127,7 @@ struct KeyringServices {
         let module = "\(PAMHarness.module) bus=\(bus.address) timeout=60 \(arguments)"
         let loginDB = directory.appendingPathComponent("login-passdb").path
         try "\(PAMHarness.user):\(KeyringPAMTests.typedPassword):login\n".write(toFile: loginDB, atomically: true, encoding: .utf8)
-        try Self.writeKeyringService(in: directory, accepting: password, module: module)
+        try Self.writeKeyringService(in: directory, accepting: password)
         try """
             auth [success=1 default=ignore] \(module)
             auth requisite \(PAMHarness.matrix) passdb=\(loginDB)
@@ -131,11 +136,27 @@ struct KeyringServices {
             """.write(to: directory.appendingPathComponent("login"), atomically: true, encoding: .utf8)
     }
 
-    /// `localauth-keyring` in `directory`: pam_matrix accepting `password` for root, after `module` when given.
-    static func writeKeyringService(in directory: URL, accepting password: String, module: String? = nil) throws {
+    /// pam/localauth-keyring as shipped.
+    static var shippedService: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("pam/localauth-keyring")
+    }
+
+    /// The shipped service's lines without comments and blank lines.
+    static func shippedStack() throws -> [String] {
+        try String(contentsOf: shippedService, encoding: .utf8).split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// `localauth-keyring` in `directory`: the shipped stack with pam_matrix, accepting `password`
+    /// for root, in place of pam_unix (the same shape as what is installed).
+    static func writeKeyringService(in directory: URL, accepting password: String) throws {
         let passdb = directory.appendingPathComponent("keyring-passdb").path
         try "\(PAMHarness.user):\(password):localauth-keyring\n".write(toFile: passdb, atomically: true, encoding: .utf8)
-        try ((module.map { "auth [success=done default=ignore] \($0)\n" } ?? "") + "auth required \(PAMHarness.matrix) passdb=\(passdb)\n")
+        let stack = try shippedStack()
+        try #require(stack.contains { $0.contains(" pam_unix.so") }, "pam/localauth-keyring has no pam_unix.so line to stand in for")
+        try stack.map { $0.replacingOccurrences(of: " pam_unix.so", with: " \(PAMHarness.matrix) passdb=\(passdb)") + "\n" }.joined()
             .write(to: directory.appendingPathComponent("localauth-keyring"), atomically: true, encoding: .utf8)
     }
 
