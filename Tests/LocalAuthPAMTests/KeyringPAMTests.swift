@@ -68,6 +68,40 @@ struct KeyringPAMTests {
         }
     }
 
+    @Test func aNoMatchThenATypedPasswordHandsOnlyTheTypedOne() async throws {
+        try await withKeyring { client, services in
+            try await client.simulator("Touch", [.string("left-thumb")])
+            let result = try await services.pam.run("login", input: Self.typedPassword + "\n")
+            #expect(result.status == 0 && result.output.contains("Fingerprint not recognized") && result.output.contains("Password:"),
+                    "\(result.output)")
+            try expectOnlyTheTypedPassword(services)
+            #expect(try await client.loginPasswordStored() == true)
+        }
+    }
+
+    @Test func aCancelThenATypedPasswordHandsOnlyTheTypedOne() async throws {
+        try await withKeyring { client, services in
+            let tester = try services.pam.pamtester("login", interruptible: true)
+            try await tester.waitForLine(containing: "Touch the fingerprint sensor")
+            tester.interrupt()
+            try await tester.waitForLine(containing: "Cancelled; use your password.")
+            tester.write(Self.typedPassword + "\n")
+            let result = try await tester.finish()
+            #expect(result.status == 0 && result.output.contains(PAMOutcome.success), "\(result.output)")
+            try expectOnlyTheTypedPassword(services)
+            #expect(try await client.loginPasswordStored() == true)
+        }
+    }
+
+    /// The probe saw a PAM_AUTHTOK that is the typed password (or empty: pam_matrix, which took it,
+    /// wipes it in place), never the stored login password.
+    private func expectOnlyTheTypedPassword(_ services: KeyringServices) throws {
+        let probed = try services.probed()
+        let token = probed.dropFirst("authtok:".count)
+        #expect(probed.hasPrefix("authtok:") && (token.isEmpty || token == Self.typedPassword), "\(probed)")
+        #expect(!probed.contains(Self.loginPassword), "\(probed)")
+    }
+
     @Test func theShippedServiceChecksThePasswordAlone() throws {
         #expect(try KeyringServices.shippedStack() == ["auth required pam_unix.so"],
                 "pam/localauth-keyring must stay password-only: no include, no biometric module")
