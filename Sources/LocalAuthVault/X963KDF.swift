@@ -13,11 +13,19 @@ public enum X963KDF {
     /// The largest output this daemon derives (the standard allows far more; a right's key exchange
     /// never needs it, and the bound keeps memory bounded).
     public static let maximumSize = 65_536
+    /// The most bytes one derivation hashes: each 32-byte block hashes the secret, the counter and
+    /// all of SharedInfo again, so 64 KiB out of 64 KiB of SharedInfo would hash 128 MiB (0.14 s of
+    /// the daemon's engine per call, which a user could repeat ten times a second).
+    public static let maximumHashedBytes = 1 << 20
 
     /// `size` bytes (1 … ``maximumSize``) derived from the shared secret `secret` and `sharedInfo`.
     public static func sha256(secret: UnsafeBufferPointer<UInt8>, sharedInfo: [UInt8], size: Int) throws(RightVaultError) -> SecretBytes {
         guard (1...maximumSize).contains(size) else {
             throw RightVaultError(.invalidInput, "The requested key size must be 1 to \(maximumSize) bytes, not \(size).")
+        }
+        let work = (size + 31) / 32 * (secret.count + 4 + sharedInfo.count)
+        guard work <= maximumHashedBytes else {
+            throw RightVaultError(.invalidInput, "\(size) bytes derived with \(sharedInfo.count) bytes of SharedInfo would hash \(work) bytes, more than the \(maximumHashedBytes) allowed; ask for fewer bytes or pass a shorter SharedInfo.")
         }
         guard let context = EVP_MD_CTX_new() else { throw OpenSSLError.failed("Allocating a SHA-256 context") }
         defer { EVP_MD_CTX_free(context) }
