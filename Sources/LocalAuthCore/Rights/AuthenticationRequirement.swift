@@ -7,10 +7,15 @@
 /// enrolled biometry, as policy 1), `biometry-current-set` (biometry, and only while the
 /// enrollments are those of the save), `passcode` (the passcode only).
 public struct AuthenticationRequirement: Sendable, Hashable, CustomStringConvertible {
+    /// One term of a requirement, by its wire name.
     public enum Term: String, Sendable, Hashable, CaseIterable {
+        /// The device owner: biometry or the passcode (policy 2).
         case `default` = "default"
+        /// Any enrolled biometry (policy 1).
         case biometry = "biometry"
+        /// Biometry, and only while the enrollments are those of the save.
         case biometryCurrentSet = "biometry-current-set"
+        /// The passcode only.
         case passcode = "passcode"
 
         /// Whether the term can be met by a biometric match.
@@ -19,6 +24,7 @@ public struct AuthenticationRequirement: Sendable, Hashable, CustomStringConvert
         public var acceptsPasscode: Bool { self == .default || self == .passcode }
     }
 
+    /// How the terms are joined, by its wire word.
     public enum Connective: String, Sendable, Hashable {
         /// One evaluation offering the union of the terms.
         case or
@@ -26,6 +32,7 @@ public struct AuthenticationRequirement: Sendable, Hashable, CustomStringConvert
         case and
     }
 
+    /// The most terms a requirement may have.
     public static let maximumTerms = 4
     /// Longer texts are refused before they are split.
     static let maximumLength = 128
@@ -35,6 +42,7 @@ public struct AuthenticationRequirement: Sendable, Hashable, CustomStringConvert
     /// `or` for a single term.
     public let connective: Connective
 
+    /// `terms` (at least one) joined by `connective`.
     public init(_ terms: [Term], connective: Connective = .or) {
         precondition(!terms.isEmpty && terms.count <= Self.maximumTerms)
         self.terms = terms
