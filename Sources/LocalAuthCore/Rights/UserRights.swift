@@ -3,10 +3,13 @@
 public struct UserRights: Sendable, Hashable {
     /// Identifier length in UTF-8 bytes.
     public static let maximumIdentifierLength = 128
+    /// A secret's length in bytes.
     public static let maximumSecretLength = 16_384
     /// Data of one key operation (sign, decrypt, encrypt, verify, exchange).
     public static let maximumDataLength = 65_536
+    /// Rights of one application of one user.
     public static let maximumPerApplication = 64
+    /// Rights of one user, every application together.
     public static let maximumPerUser = 1_024
     /// The secrets, identifiers and application names of one user's rights together, in bytes:
     /// the user's file is rewritten at every save and read on the engine, so its size is bounded
@@ -16,6 +19,7 @@ public struct UserRights: Sendable, Hashable {
     /// By application, then identifier.
     private(set) var records: [RightKey: RightRecord] = [:]
 
+    /// The rights `records` (a user's file as read); a later record of the same application and identifier wins.
     public init(_ records: [RightRecord] = []) {
         for record in records { self.records[RightKey(application: record.application, identifier: record.identifier)] = record }
     }
@@ -25,6 +29,7 @@ public struct UserRights: Sendable, Hashable {
         records.values.sorted { ($0.application, $0.identifier) < ($1.application, $1.identifier) }
     }
 
+    /// How many rights the user has.
     public var count: Int { records.count }
 
     func record(_ key: RightKey) -> RightRecord? { records[key] }
