@@ -39,6 +39,31 @@ struct RightsAttackTests {
         }
     }
 
+    /// A success the context reuses (a second EvaluatePolicy answered by the first's match, no
+    /// touch) releases nothing, nor does a match older than 30 s; a fresh match does.
+    @Test(.enabled(if: getuid() == 0, "the login password is released to root only"))
+    func theLoginPasswordIsReleasedOnlyWithinThirtySecondsOfAFreshMatch() async throws {
+        try await withDaemon(configuration: Self.configuration) { _, bus in
+            let client = try await Client(bus)
+            try await client.setUp(passcode: Self.passcode, fingers: ["left-thumb"])
+            try await RightsProxy(client.connection).storeLoginPassword(.string("reused"))
+            let reused = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
+            #expect(await Self.evaluate(client, reused, .policy, [.touch("left-thumb")]) == nil)
+            #expect(await Self.evaluate(client, reused, .policy, []) == nil, "the earlier success, without a prompt")
+            #expect(await errorName { _ = try await reused.releaseLoginPassword() } == LocalAuthErrorName.rightNotAuthorized.dbusName)
+
+            let late = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
+            #expect(await Self.evaluate(client, late, .policy, [.touch("left-thumb")]) == nil)
+            let matched = ContinuousClock.now
+            try await Task.sleep(until: matched + .seconds(31))
+            #expect(await errorName { _ = try await late.releaseLoginPassword() } == LocalAuthErrorName.rightNotAuthorized.dbusName)
+
+            let fresh = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
+            #expect(await Self.evaluate(client, fresh, .policy, [.touch("left-thumb")]) == nil)
+            #expect(try await fresh.releaseLoginPassword().string == "reused")
+        }
+    }
+
     /// DiscardLoginPassword removes the password its context released, never one the user
     /// stored after it (the PAM module discards a password that failed; the user's new one stays).
     @Test(.enabled(if: getuid() == 0, "the login password is released to root only"))
