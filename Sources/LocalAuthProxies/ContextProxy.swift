@@ -3,14 +3,18 @@ import LocalAuthDBus
 
 /// `…Context` at one context's path, typed; checked against ``LocalAuthInterface/context``.
 public struct ContextProxy: Sendable {
+    /// The untyped proxy the typed calls go through.
     public let proxy: DBusProxy
 
+    /// The context at `path` on `connection`; `timeout` bounds each call (an evaluation's own may be longer).
     public init(_ connection: DBusConnection, path: String, destination: String = LocalAuthBusNames.busName, timeout: Duration = .seconds(25)) {
         proxy = DBusProxy(LocalAuthInterface.context, on: connection, destination: destination, path: path, timeout: timeout)
     }
 
+    /// The context's object path.
     public var path: String { proxy.path }
 
+    /// Returns when `policy` (an LAPolicy raw value) could be evaluated now; the LAError otherwise.
     public func canEvaluatePolicy(_ policy: UInt32) async throws {
         _ = try await proxy.call("CanEvaluatePolicy", [.uint32(policy)])
     }
@@ -21,12 +25,16 @@ public struct ContextProxy: Sendable {
         _ = try await proxy.call("EvaluatePolicy", [.uint32(policy), .string(reason)], timeout: timeout)
     }
 
+    /// Answers a passcode prompt of the running evaluation (a ``DBusSecret`` or, in tests, a string).
     public func submitPasscode(_ passcode: DBusValue) async throws {
         _ = try await proxy.call("SubmitPasscode", [passcode])
     }
 
+    /// Takes the fallback of the running evaluation (the user chose the fallback button).
     public func fallback() async throws { _ = try await proxy.call("Fallback") }
+    /// Cancels the running evaluation.
     public func cancel() async throws { _ = try await proxy.call("Cancel") }
+    /// Ends the context: a running evaluation fails, later calls fail, authorized rights end.
     public func invalidate() async throws { _ = try await proxy.call("Invalidate") }
 
     /// Returns when the right's requirement was met; the evaluation may wait for the user as
@@ -35,38 +43,46 @@ public struct ContextProxy: Sendable {
         _ = try await proxy.call("AuthorizeRight", [.string(identifier), .string(reason)], timeout: timeout)
     }
 
+    /// Returns when the right saved under `identifier` could be authorized now; the error otherwise.
     public func checkCanAuthorizeRight(_ identifier: String) async throws {
         _ = try await proxy.call("CheckCanAuthorizeRight", [.string(identifier)])
     }
 
+    /// Ends this context's authorization of the right (nothing when it is not authorized).
     public func deauthorizeRight(_ identifier: String) async throws {
         _ = try await proxy.call("DeauthorizeRight", [.string(identifier)])
     }
 
-    /// Options keyed by ``LocalAuthRequirementOption``.
+    /// Returns when `requirement` (an expression, no stored right) was met; the evaluation may
+    /// wait for the user as long as `timeout` allows. Options keyed by ``LocalAuthRequirementOption``.
     public func evaluateRequirement(_ requirement: String, reason: String, options: [String: DBusValue] = [:], timeout: Duration? = nil) async throws {
         _ = try await proxy.call("EvaluateRequirement", [.string(requirement), .string(reason), .vardict(options)], timeout: timeout)
     }
 
+    /// Returns when `requirement` could be evaluated now. Options keyed by ``LocalAuthRequirementOption``.
     public func canEvaluateRequirement(_ requirement: String, options: [String: DBusValue] = [:]) async throws {
         _ = try await proxy.call("CanEvaluateRequirement", [.string(requirement), .vardict(options)])
     }
 
+    /// The secret of a right this context holds authorized.
     public func loadSecret(_ identifier: String) async throws -> [UInt8] {
-        try await proxy.call("LoadSecret", [.string(identifier)])[0].bytes!
+        try await proxy.value("LoadSecret", [.string(identifier)], as: \.bytes)
     }
 
+    /// `data` signed with the authorized right's private key and `algorithm`.
     public func sign(_ identifier: String, algorithm: String, data: [UInt8]) async throws -> [UInt8] {
-        try await proxy.call("Sign", [.string(identifier), .string(algorithm), .bytes(data)])[0].bytes!
+        try await proxy.value("Sign", [.string(identifier), .string(algorithm), .bytes(data)], as: \.bytes)
     }
 
+    /// `ciphertext` decrypted with the authorized right's private key and an ECIES `algorithm`.
     public func decrypt(_ identifier: String, algorithm: String, ciphertext: [UInt8]) async throws -> [UInt8] {
-        try await proxy.call("Decrypt", [.string(identifier), .string(algorithm), .bytes(ciphertext)])[0].bytes!
+        try await proxy.value("Decrypt", [.string(identifier), .string(algorithm), .bytes(ciphertext)], as: \.bytes)
     }
 
-    /// Parameters keyed by ``LocalAuthExchangeKeysParameter``.
+    /// The shared secret of the authorized right's private key and `publicKey` (X9.63) with
+    /// `algorithm`. Parameters keyed by ``LocalAuthExchangeKeysParameter``.
     public func exchangeKeys(_ identifier: String, publicKey: [UInt8], algorithm: String, parameters: [String: DBusValue] = [:]) async throws -> [UInt8] {
-        try await proxy.call("ExchangeKeys", [.string(identifier), .bytes(publicKey), .string(algorithm), .vardict(parameters)])[0].bytes!
+        try await proxy.value("ExchangeKeys", [.string(identifier), .bytes(publicKey), .string(algorithm), .vardict(parameters)], as: \.bytes)
     }
 
     /// Root only: the stored login password after a fresh biometric match of this context.
@@ -74,10 +90,13 @@ public struct ContextProxy: Sendable {
         try await proxy.call("ReleaseLoginPassword")[0]
     }
 
+    /// Root only: removes the login password this context released (the keyring service refused it).
     public func discardLoginPassword() async throws {
         _ = try await proxy.call("DiscardLoginPassword")
     }
 
+    /// The context's property `name`.
     public func property(_ name: String) async throws -> DBusValue { try await proxy.property(name) }
+    /// Sets the context's property `name` (a read-write one of the contract).
     public func setProperty(_ name: String, to value: DBusValue) async throws { try await proxy.setProperty(name, to: value) }
 }
