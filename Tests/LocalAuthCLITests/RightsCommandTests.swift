@@ -14,16 +14,6 @@ struct RightsCommandTests {
     static let rightsPath = "/org/localauth/LocalAuthentication1/rights"
     static let rightsInterface = "org.localauth.LocalAuthentication1.Rights"
 
-    /// A scratch directory for the files a test passes through the shell.
-    final class Scratch {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("rights-cli-\(UUID().uuidString)")
-        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-        func write(_ name: String, _ bytes: [UInt8]) throws { try Data(bytes).write(to: url.appendingPathComponent(name)) }
-        func read(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: url.appendingPathComponent(name))) }
-        deinit { try? FileManager.default.removeItem(at: url) }
-    }
-
     /// `localauth --address BUS arguments… < input > output`, through the shell (standard input
     /// /dev/null without `input`; standard output captured as text without `output`).
     static func run(_ bus: PrivateBus, _ arguments: [String], input: String? = nil, output: String? = nil) async throws -> ExternalTool.Result {
@@ -87,8 +77,8 @@ struct RightsCommandTests {
         try await withDaemon(configuration: Self.configuration) { _, bus in
             let client = try await Client(bus)
             try await client.setUp(fingers: ["right-index-finger"])
-            let files = try Scratch()
-            try files.write("data", Array("release 1.2.3\n".utf8))
+            let files = try ScratchDirectory(prefix: "rights-cli")
+            try files.write(Array("release 1.2.3\n".utf8), to: "data")
             #expect(try await Self.run(bus, ["rights", "save", "signer"]).status == 0)
             let pem = try await Self.run(bus, ["rights", "public-key", "signer"], output: files.path("key.pem"))
             #expect(pem.status == 0, "\(pem)")
@@ -103,7 +93,7 @@ struct RightsCommandTests {
             // rights verify agrees, and says no to other data (exit 1).
             let valid = try await Self.run(bus, ["rights", "verify", "signer", files.path("sig")], input: files.path("data"))
             #expect(valid.status == 0 && valid.stdout == "Valid signature.\n", "\(valid)")
-            try files.write("other", Array("release 6.6.6\n".utf8))
+            try files.write(Array("release 6.6.6\n".utf8), to: "other")
             let invalid = try await Self.run(bus, ["rights", "verify", "signer", files.path("sig"), "--json"], input: files.path("other"))
             #expect(invalid.status == 1 && invalid.stdout == #"{"valid":false}"# + "\n", "\(invalid)")
 
@@ -132,10 +122,10 @@ struct RightsCommandTests {
         try await withDaemon(configuration: Self.configuration) { _, bus in
             let client = try await Client(bus)
             try await client.setUp(fingers: ["right-index-finger"])
-            let files = try Scratch()
+            let files = try ScratchDirectory(prefix: "rights-cli")
             let plaintext = Array("the vault's combination: 12-34-56\n".utf8) + [0, 255, 10]
-            try files.write("plain", plaintext)
-            try files.write("secret", Array("hunter2\n".utf8))
+            try files.write(plaintext, to: "plain")
+            try files.write(Array("hunter2\n".utf8), to: "secret")
             #expect(try await Self.run(bus, ["rights", "save", "vault", "--secret-stdin"], input: files.path("secret")).status == 0)
 
             let encrypted = try await Self.run(bus, ["rights", "encrypt", "vault"], input: files.path("plain"), output: files.path("cipher"))
@@ -169,7 +159,7 @@ struct RightsCommandTests {
             #expect(notSet.status == 5 && notSet.stderr.contains("localauth passcode set"), "\(notSet)")
             let client = try await Client(bus)
             try await client.setUp(fingers: ["right-index-finger"])
-            let files = try Scratch()
+            let files = try ScratchDirectory(prefix: "rights-cli")
 
             let long = try await CLI.run(bus, ["rights", "save", String(repeating: "x", count: 129)])
             #expect(long.status == 64 && long.stderr.contains("1 to 128 bytes"), "\(long)")
@@ -186,15 +176,15 @@ struct RightsCommandTests {
             #expect(try await CLI.run(bus, ["rights", "save", "plain"]).status == 0)
             let noSecret = try await Self.run(bus, ["rights", "secret", "plain"], output: files.path("out"))
             #expect(noSecret.status == 65 && noSecret.stderr.contains("saved without a secret"), "\(noSecret)")
-            try files.write("short", [1, 2, 3])
+            try files.write([1, 2, 3], to: "short")
             let shortDigest = try await Self.run(bus, ["rights", "sign", "plain", "--digest"], input: files.path("short"), output: files.path("out"))
             #expect(shortDigest.status == 64 && shortDigest.stderr.contains("32 bytes"), "\(shortDigest)")
-            try files.write("big", [UInt8](repeating: 7, count: 65_537))
+            try files.write([UInt8](repeating: 7, count: 65_537), to: "big")
             let tooLong = try await Self.run(bus, ["rights", "encrypt", "plain"], input: files.path("big"), output: files.path("out"))
             #expect(tooLong.status == 64 && tooLong.stderr.contains("65536"), "\(tooLong)")
             let noFile = try await Self.run(bus, ["rights", "verify", "plain", files.path("absent")], input: files.path("short"))
             #expect(noFile.status == 64 && noFile.stderr.contains("No such file"), "\(noFile)")
-            try files.write("garbage", [0x30, 0x01, 0x00])
+            try files.write([0x30, 0x01, 0x00], to: "garbage")
             let garbage = try await Self.run(bus, ["rights", "decrypt", "plain"], input: files.path("garbage"), output: files.path("out"))
             #expect(garbage.status == 64 && garbage.stderr.contains("not a ciphertext"), "\(garbage)")
         }
@@ -232,8 +222,8 @@ struct RightsCommandTests {
         try await withDaemon(configuration: Self.configuration) { _, bus in
             let client = try await Client(bus)
             try await client.setUp(fingers: ["right-index-finger"])
-            let files = try Scratch()
-            try files.write("data", Array("payload".utf8))
+            let files = try ScratchDirectory(prefix: "rights-cli")
+            try files.write(Array("payload".utf8), to: "data")
             #expect(try await CLI.run(bus, ["rights", "save", "current", "--requirement", "biometry-current-set"]).status == 0)
             #expect(try await CLI.run(bus, ["rights", "show", "current"]).stdout.contains("state: valid\n"))
             try await client.managerProxy.enroll(modality: "fingerprint", label: "left-thumb", passcode: .string("4711-secret"))

@@ -82,7 +82,7 @@ struct RightsPersistenceTests {
     /// key_protection = tpm2 with no TPM at tpm_tcti: the daemon serves, logs why, says so in
     /// KeyProtection (empty), and every rights call fails with Failed naming the cause.
     @Test func aVaultThatDoesNotOpenLeavesTheDaemonServingAndRightsFailingWithTheCause() async throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "rights")
         let configuration = "key_protection = tpm2\ntpm_tcti = swtpm:path=\(scratch.path("no-tpm.sock"))\n"
         try await withDaemon(configuration: configuration) { daemon, bus in
             let client = try await Client(bus)

@@ -197,7 +197,7 @@ struct RightsTests {
             let context = client.contextProxy(try await client.createContext())
             #expect(await client.authorize(context, "agree") { try await client.simulator("Touch", [.string("left-thumb")]) } == nil)
 
-            let scratch = try Scratch()
+            let scratch = try ScratchDirectory(prefix: "rights")
             let peer = scratch.path("peer.pem")
             #expect(try await runTool("/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", peer]).status == 0)
             let der = scratch.path("peer.der")
@@ -402,7 +402,7 @@ struct RightsTests {
 
     /// Whether `openssl dgst -sha256 -verify` accepts `signature` of `data` by `publicKey`.
     static func opensslVerifies(_ signature: [UInt8], of data: [UInt8], publicKey: [UInt8]) async throws -> Bool {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "rights")
         try Self.pem(publicKey).write(toFile: scratch.path("key.pem"), atomically: true, encoding: .utf8)
         try Data(signature).write(to: URL(fileURLWithPath: scratch.path("signature")))
         try Data(data).write(to: URL(fileURLWithPath: scratch.path("data")))
@@ -412,7 +412,7 @@ struct RightsTests {
     }
 
     static func sha256(_ data: [UInt8]) async throws -> [UInt8] {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "rights")
         try Data(data).write(to: URL(fileURLWithPath: scratch.path("data")))
         let result = try await runTool("/usr/bin/openssl", ["dgst", "-sha256", "-binary", "-out", scratch.path("digest"), scratch.path("data")])
         try #require(result.status == 0, "\(result.output)")
@@ -427,17 +427,6 @@ enum RightKeyAlgorithmName {
     static let eciesStandard = "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV"
     static let ecdhStandard = "algid:keyexchange:ECDH"
     static let ecdhStandardX963 = "algid:keyexchange:ECDH:KDFX963:SHA256"
-}
-
-/// A temporary directory removed with this object.
-final class Scratch {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("rights-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    deinit { try? FileManager.default.removeItem(at: url) }
 }
 
 extension Client {

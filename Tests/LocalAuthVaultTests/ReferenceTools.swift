@@ -7,31 +7,20 @@ import Testing
 /// The reference side of the vault's crypto tests: the `openssl` command line and Python's
 /// `cryptography` package (Debian's python3-cryptography), run in a scratch directory.
 struct ReferenceTools: ~Copyable {
-    let directory: String
+    /// Where the tools' files are; removed with this value.
+    let scratch: ScratchDirectory
 
-    init() throws {
-        var template = Array((NSTemporaryDirectory() + "/localauth-vault-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw ToolFailure(description: "mkdtemp failed") }
-        directory = String(cString: made)
-    }
+    init() throws { scratch = try ScratchDirectory(prefix: "localauth-vault") }
 
-    deinit {
-        try? FileManager.default.removeItem(atPath: directory)
-    }
+    var directory: String { scratch.path }
 
-    func path(_ name: String) -> String { directory + "/" + name }
+    func path(_ name: String) -> String { scratch.path(name) }
 
-    func write(_ bytes: [UInt8], to name: String) throws {
-        try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
-    }
+    func write(_ bytes: [UInt8], to name: String) throws { try scratch.write(bytes, to: name) }
 
-    func write(_ text: String, to name: String) throws {
-        try write(Array(text.utf8), to: name)
-    }
+    func write(_ text: String, to name: String) throws { try scratch.write(Array(text.utf8), to: name) }
 
-    func read(_ name: String) throws -> [UInt8] {
-        try Array(Data(contentsOf: URL(fileURLWithPath: path(name))))
-    }
+    func read(_ name: String) throws -> [UInt8] { try scratch.read(name) }
 
     /// `openssl arguments…` in the scratch directory's terms; its exit status and output.
     func openssl(_ arguments: [String]) async throws -> (status: Int32, output: String) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 import LocalAuthCore
+import LocalAuthTestSupport
 import LocalAuthVault
 import Testing
 
@@ -8,19 +9,11 @@ import Testing
 import Glibc
 #endif
 
-/// A scratch state directory under /tmp (mkdtemp), removed with its contents by `remove()`.
-struct SealingScratch {
-    let path: String
+/// A scratch state directory (``ScratchDirectory``); `sealing` is where SealingSetup keeps its files.
+typealias SealingScratch = ScratchDirectory
 
-    init() throws {
-        var template = Array("/tmp/localauth-sealing-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        path = try #require(made.map { String(cString: $0) })
-    }
-
+extension ScratchDirectory {
     var sealing: String { path + "/sealing" }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
 
     static func mode(_ path: String) -> mode_t? {
         var info = stat()
