@@ -140,7 +140,8 @@ public final class Daemon: Sendable {
                 sessionLookup: LogindSessions(), agentObserver: AgentCaller(connection: connection),
                 consentStore: store, cookies: SodiumCookieSource())
             environment.messages = Self.loadTranslations(log: log)
-            environment.vault = Self.openVault(configuration, stateDirectory: settings.stateDirectory, log: log)
+            let stateDirectory = settings.stateDirectory
+            environment.vault = VaultOpening { Self.openVault(configuration, stateDirectory: stateDirectory, log: log) }
             environment.rightStore = Self.openRightStore(stateDirectory: settings.stateDirectory, log: log)
             engine = try PolicyEngine(
                 configuration: configuration, backends: made.sensors, listed: made.listed, environment: environment,
@@ -189,7 +190,7 @@ public final class Daemon: Sendable {
     }
 
     /// The vault of rights' keys and secrets, from `key_protection` and `tpm_tcti`, with its
-    /// wrapping key in `<state>/sealing`. When it cannot be opened (the TPM that sealed the key is
+    /// wrapping key in `<state>/sealing`; opened at the first rights call (``VaultOpening``). When it cannot be opened (the TPM that sealed the key is
     /// gone, the key file is not private, …) the daemon still serves: the cause is logged, and every
     /// rights call fails with Failed naming it.
     static func openVault(_ configuration: Configuration, stateDirectory: String,

@@ -33,10 +33,12 @@ public struct EngineHarness: Sendable {
     ///   - passcodeHasher: used instead of ``hasher`` (a ``GatedPasscodeHasher``, say).
     ///   - authorizer: who besides root may do privileged actions; nil: root only.
     ///   - sensor: a backend used instead of the simulator of its modality (a provider's double).
+    ///   - vaultOpening: how the engine opens its vault, instead of `vault` already open.
     public init(configuration: Configuration = Configuration(), store: MemoryStateStore = MemoryStateStore(),
                 clock: FakeClock = FakeClock(), passcodeHasher: (any PasscodeHasher)? = nil,
                 authorizer: (any Authorizer)? = nil, sensor: (any BiometricBackend)? = nil, appPasscodeEntry: Bool = true, faceConsent: Bool = false,
-                rightStore: MemoryRightStore = MemoryRightStore(), vault: SodiumTestVault = SodiumTestVault()) throws {
+                rightStore: MemoryRightStore = MemoryRightStore(), vault: SodiumTestVault = SodiumTestVault(),
+                vaultOpening: VaultOpening? = nil) throws {
         // Tests written before agents submit passcodes from the app; agent tests pass false.
         var configuration = configuration
         configuration.appPasscodeEntry = appPasscodeEntry
@@ -67,7 +69,7 @@ public struct EngineHarness: Sendable {
             clock: clock, store: store, passcodeHasher: made.passcodeHasher,
             domainStateHasher: FakeDomainStateHasher(), audit: audit, observer: observer, sessions: sessions,
             authorizer: authorizer, sessionLookup: sessions, agentObserver: agents,
-            vault: .success(vault), rightStore: rightStore)
+            vault: vaultOpening ?? VaultOpening(.success(vault)), rightStore: rightStore)
         engine = try PolicyEngine(configuration: configuration, backends: products.compactMap(\.sensor),
                                   listed: products.map(\.listed), environment: environment)
     }

@@ -9,8 +9,9 @@
 /// never carry secrets, plaintexts or keys.
 extension PolicyEngine {
     /// How rights are protected at rest; nil when the vault could not be opened (rights unavailable).
+    /// Opens the vault if no rights call did yet.
     public nonisolated var keyProtection: KeyProtection? {
-        try? environment.vault.get().protection
+        try? environment.vault.result.get().protection
     }
 
     /// The stored login password's lifetime after the biometric match that releases it.
@@ -330,7 +331,7 @@ extension PolicyEngine {
     }
 
     private func openVault() throws(LocalAuthError) -> any RightVault {
-        switch environment.vault {
+        switch environment.vault.result {
         case .success(let vault): return vault
         case .failure(let error): throw LocalAuthError(.serviceFailure, error.message)
         }

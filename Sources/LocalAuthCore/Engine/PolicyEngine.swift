@@ -38,9 +38,10 @@ public actor PolicyEngine {
         /// The sentences agents are sent, in their languages; English only unless the embedder
         /// loads translations.
         public var messages = MessageCatalog()
-        /// Seals rights' secrets and private keys and uses the keys; a failure (the TPM that sealed
-        /// the wrapping key is gone, …) leaves rights unavailable: every rights call fails with its message.
-        public var vault: Result<any RightVault, RightVaultError>
+        /// Seals rights' secrets and private keys and uses the keys, opened at the first rights call;
+        /// a failure (the TPM that sealed the wrapping key is gone, …) leaves rights unavailable:
+        /// every rights call fails with its message.
+        public var vault: VaultOpening
         /// Where rights are saved; nil: rights are unavailable (every rights call says so).
         public var rightStore: (any RightStore)?
 
@@ -49,7 +50,7 @@ public actor PolicyEngine {
                     sessions: (any SessionDirectory)? = nil, authorizer: (any Authorizer)? = nil,
                     sessionLookup: (any SessionLookup)? = nil, agentObserver: (any AgentObserver)? = nil,
                     consentStore: (any ConsentStore)? = nil, cookies: any CookieSource = SystemCookieSource(),
-                    vault: Result<any RightVault, RightVaultError> = .failure(Self.noVault), rightStore: (any RightStore)? = nil) {
+                    vault: VaultOpening = VaultOpening(.failure(Self.noVault)), rightStore: (any RightStore)? = nil) {
             self.vault = vault
             self.rightStore = rightStore
             self.clock = clock
