@@ -80,7 +80,7 @@ struct RightsPersistenceTests {
     }
 
     /// key_protection = tpm2 with no TPM at tpm_tcti: the daemon serves, logs why, says so in
-    /// KeyProtection (empty), and every rights call fails with Failed naming the cause.
+    /// KeyProtection (empty), and every call that seals, unseals or uses a key fails with Failed naming the cause.
     @Test func aVaultThatDoesNotOpenLeavesTheDaemonServingAndRightsFailingWithTheCause() async throws {
         let scratch = try ScratchDirectory(prefix: "rights")
         let configuration = "key_protection = tpm2\ntpm_tcti = swtpm:path=\(scratch.path("no-tpm.sock"))\n"
