@@ -44,6 +44,24 @@ struct KeyringPAMTests {
         }
     }
 
+    /// An administrator who puts pam_localauth in front of the keyring service (as common-auth
+    /// would): the module steps aside there (PAM_IGNORE) instead of asking for a finger while it
+    /// checks the password it was just given, which would wait out its 60 s timeout.
+    @Test func pamLocalauthStepsAsideInsideTheKeyringService() async throws {
+        try await withKeyring { client, services in
+            let keyring = services.pam.directory.appendingPathComponent("localauth-keyring")
+            let shipped = try String(contentsOf: keyring, encoding: .utf8)
+            try "auth sufficient \(PAMHarness.module) bus=\(services.bus) timeout=60\n\(shipped)"
+                .write(to: keyring, atomically: true, encoding: .utf8)
+            let tester = try services.pam.pamtester("login")
+            try await tester.waitForLine(containing: "Touch the fingerprint sensor to sign in as root (login).")
+            try await client.simulator("Touch", [.string(Self.finger)])
+            let result = try await tester.finish(within: .seconds(30))
+            #expect(result.status == 0 && result.output.contains(PAMOutcome.success), "\(result.output)")
+            #expect(try services.probed() == "authtok:" + Self.loginPassword, "\(result.output)")
+        }
+    }
+
     @Test func aTypedPasscodeReleasesNothing() async throws {
         try await withKeyring(arguments: "policy=owner") { client, services in
             try await client.simulator("Touch", [.string("left-thumb")])
@@ -147,6 +165,8 @@ struct KeyringPAMTests {
 struct KeyringServices {
     let pam: PAMHarness
     let probeFile: String
+    /// The private bus's address, as the modules are given it.
+    let bus: String
 
     /// `make pam` builds the probe beside the module.
     static var probe: String {
@@ -156,6 +176,7 @@ struct KeyringServices {
     init(bus: PrivateBus, accepting password: String, arguments: String = "") throws {
         try #require(FileManager.default.fileExists(atPath: Self.probe), "\(Self.probe) is missing: run `make pam` (or `make test`) before `swift test`")
         pam = try PAMHarness(bus: bus)
+        self.bus = bus.address
         let directory = pam.directory
         probeFile = directory.appendingPathComponent("probed").path
         let module = "\(PAMHarness.module) bus=\(bus.address) timeout=60 \(arguments)"
