@@ -434,28 +434,12 @@ public actor PolicyEngine {
         listed.map(\.status)
     }
 
-    /// Applies a reloaded configuration. Settings bound at start-up (backends, state directory,
-    /// simulator queue and group, request queue limits, providers) keep their old values; their names are returned so the
+    /// Applies a reloaded configuration. Settings bound at start-up (``ConfigurationSetting/all``'s
+    /// rows applied on restart) keep their old values; the keys that differed are returned so the
     /// administrator can be told a restart applies them. Running evaluations keep their deadline.
     public func reload(_ new: Configuration) -> [String] {
         var applied = new
-        var needRestart: [String] = []
-        func keep<Value: Equatable>(_ key: WritableKeyPath<Configuration, Value>, _ name: String) {
-            if applied[keyPath: key] != configuration[keyPath: key] { needRestart.append(name) }
-            applied[keyPath: key] = configuration[keyPath: key]
-        }
-        keep(\.backends, "backends")
-        keep(\.stateDirectory, "state_directory")
-        keep(\.simulatorEventTTL, "simulator_event_ttl")
-        keep(\.simulatorGroup, "simulator_group")
-        keep(\.maxQueuedRequestsPerClient, "max_queued_requests_per_client")
-        keep(\.maxQueuedBytesPerClient, "max_queued_bytes_per_client")
-        keep(\.maxQueuedRequestsPerUser, "max_queued_requests_per_user")
-        keep(\.maxQueuedBytesPerUser, "max_queued_bytes_per_user")
-        keep(\.providerDirectories, "provider_directories")
-        keep(\.providerTimeout, "provider_timeout")
-        keep(\.keyProtection, "key_protection")
-        keep(\.tpmTCTI, "tpm_tcti")
+        let needRestart = ConfigurationSetting.keepRestartSettings(of: configuration, in: &applied)
         configuration = applied
         return needRestart
     }
