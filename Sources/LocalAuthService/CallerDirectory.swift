@@ -163,6 +163,12 @@ final class CallerDirectory: Sendable {
             return nil
         }
         let cost = Usage(requests: 1, bytes: byteCount)
+        // One call larger than a client may ever queue: refused on its own, with its size, and no
+        // episode of refusals (nothing is queued, so none would end).
+        guard limits.perClient.admits(cost) else {
+            log(.notice, "Client \(sender) sent a call of \(byteCount) bytes, more than one client may queue (\(limits.perClient.bytes) bytes); refused.")
+            return .limitsExceeded("This call's arguments (\(byteCount) bytes) are larger than one client may queue (\(limits.perClient.bytes) bytes); send less per call.")
+        }
         var announcement: String?
         let admitted: SenderQueue? = state.withLock { state in
             state.withPipeline(of: sender) { pipeline, users in

@@ -138,6 +138,27 @@ print('drained', round(time.time() - started, 1), flush=True)
         }
     }
 
+    /// One call whose arguments alone exceed what a client may queue is refused on its own with
+    /// its size (not "N requests queued": nothing is), and the connection goes on being served.
+    @Test func oneCallLargerThanAClientMayQueueIsRefusedWithItsSize() async throws {
+        try await withDaemon(configuration: "max_queued_bytes_per_client = 4096\n") { daemon, bus in
+            let client = try await Client(bus)
+            try await client.setUp()
+            let save = { (secret: [UInt8]) in
+                await Self.errorMessage {
+                    _ = try await client.connection.call(destination: LocalAuthBusNames.busName, path: LocalAuthBusNames.rightsPath,
+                                                         interface: LocalAuthBusNames.rightsInterface, member: "SaveRight",
+                                                         arguments: [.string("big"), .string("default"), .bytes(secret), .vardict([:])])
+                }
+            }
+            let refused = try #require(await save([UInt8](repeating: 7, count: 8192)))
+            #expect(refused.contains("LimitsExceeded") && refused.contains("larger than one client may queue (4096 bytes)"), "\(refused)")
+            #expect(await save([UInt8](repeating: 7, count: 100)) == nil, "a call that fits is served")
+            #expect(daemon.logText.contains("more than one client may queue (4096 bytes); refused"), "\(daemon.logText.suffix(2000))")
+            #expect(!daemon.logText.contains("over its request queue limit: 0 requests"), "\(daemon.logText.suffix(2000))")
+        }
+    }
+
     /// The message of the error a call failed with, or nil if it succeeded.
     static func errorMessage(_ body: () async throws -> Void) async -> String? {
         do {
