@@ -89,8 +89,21 @@ struct ConfigurationSettingTests {
         }
     }
 
-    /// The sample file sets every key (`key = value`), or shows it commented out (`# key = value`)
-    /// where the default is computed at start; the values are the table's.
+    /// The committed sample is the table's rendering. After a change to the table, rewrite it with
+    /// `LOCALAUTH_WRITE_SAMPLE=1 swift test --filter ConfigurationSettingTests`.
+    @Test func theSampleFileIsTheTablesRendering() throws {
+        let path = Self.repository.appendingPathComponent("config/localauthd.conf").path
+        if ProcessInfo.processInfo.environment["LOCALAUTH_WRITE_SAMPLE"] == "1" {
+            try ConfigurationSetting.sampleFile.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        #expect(try Self.file("config/localauthd.conf") == ConfigurationSetting.sampleFile,
+                "config/localauthd.conf is stale: LOCALAUTH_WRITE_SAMPLE=1 swift test --filter ConfigurationSettingTests")
+        let wide = ConfigurationSetting.sampleFile.split(separator: "\n").filter { $0.count > 100 && $0.split(separator: " ").count > 2 }
+        #expect(wide.isEmpty, "lines wider than 100 columns: \(wide)")
+    }
+
+    /// The sample file sets every key (`key = value`), or shows it commented out (`# key = value`,
+    /// `#key = example`) where the default is computed at start; the values are the table's.
     @Test func theSampleFileShowsExactlyTheTablesKeysAndValues() throws {
         var shown: [String: (value: String, commented: Bool)] = [:]
         for line in try Self.file("config/localauthd.conf").split(separator: "\n") {
@@ -104,7 +117,7 @@ struct ConfigurationSettingTests {
         }
         #expect(Set(shown.keys) == Set(Self.table.map(\.key)))
         for row in Self.table {
-            #expect(shown[row.key]?.value == row.shownValue, "\(row.key)")
+            #expect(shown[row.key]?.value == row.example ?? row.shownValue, "\(row.key)")
             #expect(shown[row.key]?.commented == (row.defaultValue == nil), "\(row.key)")
         }
     }
@@ -122,8 +135,7 @@ struct ConfigurationSettingTests {
             shown[key] = equals.map { entry[$0.upperBound...].trimmingCharacters(in: .whitespaces) } ?? ""
         }
         #expect(Set(shown.keys) == Set(Self.table.map(\.key)))
-        // A computed default (provider_directories) may be shown without a value.
-        for row in Self.table where row.defaultValue != nil || shown[row.key] != "" {
+        for row in Self.table {
             #expect(shown[row.key]?.replacingOccurrences(of: "\\-", with: "-") == row.shownValue, "\(row.key)")
         }
         // DESCRIPTION: "… take effect only on restart; the others on reload."

@@ -32,8 +32,10 @@ public struct ConfigurationSetting: Sendable {
     /// computed at start (`state_directory`, `provider_directories`).
     public let defaultValue: String?
     /// What the sample file and `localauthd.conf(5)` show: the default, or for `backends` the real
-    /// backends the package enables, or an example where the default is computed.
+    /// backends the package enables; empty when the default is computed and has no one value.
     public let shownValue: String
+    /// A value the sample file shows commented out (`#key = value`) for a key without one default.
+    public let example: String?
     public let application: Application
     /// What the key means, one paragraph.
     public let text: String
@@ -43,13 +45,15 @@ public struct ConfigurationSetting: Sendable {
     let carry: @Sendable (_ kept: Configuration, _ configuration: inout Configuration) -> Bool
 
     init<Value: Equatable & Sendable>(_ key: String, _ property: WritableKeyPath<Configuration, Value> & Sendable, name: String,
-                                      type: String, default defaultValue: String?, shown: String? = nil, _ application: Application,
+                                      type: String, default defaultValue: String?, shown: String? = nil, example: String? = nil,
+                                      _ application: Application,
                                       _ text: String, read: @escaping @Sendable (String) throws(ValueError) -> Value) {
         self.key = key
         self.property = name
         self.type = type
         self.defaultValue = defaultValue
         self.shownValue = shown ?? defaultValue ?? ""
+        self.example = example
         self.application = application
         self.text = text
         self.read = { (value, configuration) throws(ValueError) in configuration[keyPath: property] = try read(value) }
@@ -64,6 +68,50 @@ public struct ConfigurationSetting: Sendable {
     /// applies; returns the keys whose value differed, in table order.
     public static func keepRestartSettings(of running: Configuration, in configuration: inout Configuration) -> [String] {
         all.filter { $0.application == .restart && $0.carry(running, &configuration) }.map(\.key)
+    }
+
+    /// `config/localauthd.conf` as the package installs it: a header, then each row's text as a
+    /// comment and its line: `key = value`; `# key = value` where the default is computed at start;
+    /// `#key = example` for a key without one default. ConfigurationSettingTests compares the
+    /// committed file with it.
+    public static var sampleFile: String {
+        let restart = all.filter { $0.application == .restart }.map(\.key)
+        let header = "`key = value`, `#` starts a comment. Every key is shown with its default, except backends (see below). "
+            + "Unknown keys and bad values stop start-up with FILE:LINE: message (exit status 78); on SIGHUP (systemctl reload) "
+            + "a bad file is refused and the running configuration kept. "
+            + restart.dropLast().joined(separator: ", ") + " and " + (restart.last ?? "") + " take effect on restart."
+        var lines = comment("localauthd configuration: " + header)
+        for row in all {
+            var text = row.text
+            if let defaultValue = row.defaultValue, defaultValue != row.shownValue {
+                text += " Without a configuration file the default is \(defaultValue)."
+            }
+            if row.application == .restart { text += " Takes effect on restart." }
+            if row.example != nil { text += " For example:" }
+            lines.append("")
+            lines += comment(text)
+            if let example = row.example {
+                lines.append("#\(row.key) = \(example)")
+            } else {
+                lines.append(row.defaultValue == nil ? "# \(row.key) = \(row.shownValue)" : "\(row.key) = \(row.shownValue)")
+            }
+        }
+        return lines.map { $0.hasSuffix(" ") ? String($0.dropLast()) : $0 }.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` as `# ` lines of at most 100 columns (a longer word gets a line of its own).
+    static func comment(_ text: String) -> [String] {
+        var lines: [String] = []
+        var line = "#"
+        for word in text.split(separator: " ") {
+            if line.count > 1, line.count + 1 + word.count > 100 {
+                lines.append(line)
+                line = "#"
+            }
+            line += " " + word
+        }
+        lines.append(line)
+        return lines
     }
 
     /// The table's rows by key.
@@ -208,7 +256,7 @@ extension ConfigurationSetting {
             return value
         },
         ConfigurationSetting("provider_directories", \.providerDirectories, name: "providerDirectories", type: "a comma-separated list of absolute paths",
-                             default: nil, shown: "/opt/vendor/localauthd-providers, /etc/localauthd/providers", .restart,
+                             default: nil, example: "/opt/vendor/localauthd-providers, /etc/localauthd/providers", .restart,
                              "Where provider descriptors (*.provider) are read, later directories overriding earlier ones file by file. Unset: $(PREFIX)/lib/localauthd/providers, then /etc/localauthd/providers.") {
             (value) throws(ValueError) -> [String]? in
             let directories = value.split(separator: ",").map { $0.trimmingWhitespace() }
