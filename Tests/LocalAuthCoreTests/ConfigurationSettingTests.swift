@@ -89,17 +89,30 @@ struct ConfigurationSettingTests {
         }
     }
 
-    /// The committed sample is the table's rendering. After a change to the table, rewrite it with
-    /// `LOCALAUTH_WRITE_SAMPLE=1 swift test --filter ConfigurationSettingTests`.
+    static let writeDocuments = ProcessInfo.processInfo.environment["LOCALAUTH_WRITE_CONFIGURATION_DOCS"] == "1"
+    static let staleHint = "run LOCALAUTH_WRITE_CONFIGURATION_DOCS=1 swift test --filter ConfigurationSettingTests"
+
+    /// The committed sample is the table's rendering.
     @Test func theSampleFileIsTheTablesRendering() throws {
         let path = Self.repository.appendingPathComponent("config/localauthd.conf").path
-        if ProcessInfo.processInfo.environment["LOCALAUTH_WRITE_SAMPLE"] == "1" {
-            try ConfigurationSetting.sampleFile.write(toFile: path, atomically: true, encoding: .utf8)
-        }
-        #expect(try Self.file("config/localauthd.conf") == ConfigurationSetting.sampleFile,
-                "config/localauthd.conf is stale: LOCALAUTH_WRITE_SAMPLE=1 swift test --filter ConfigurationSettingTests")
+        if Self.writeDocuments { try ConfigurationSetting.sampleFile.write(toFile: path, atomically: true, encoding: .utf8) }
+        #expect(try Self.file("config/localauthd.conf") == ConfigurationSetting.sampleFile, "config/localauthd.conf is stale: \(Self.staleHint)")
         let wide = ConfigurationSetting.sampleFile.split(separator: "\n").filter { $0.count > 100 && $0.split(separator: " ").count > 2 }
         #expect(wide.isEmpty, "lines wider than 100 columns: \(wide)")
+    }
+
+    /// localauthd.conf(5)'s settings sections are the table's rendering.
+    @Test func theManualsSettingsSectionsAreTheTablesRendering() throws {
+        let path = Self.repository.appendingPathComponent("man/localauthd.conf.5").path
+        let page = try Self.file("man/localauthd.conf.5")
+        let begin = try #require(page.range(of: ".\\\" BEGIN SETTINGS: generated from the settings table (ConfigurationSetting.manualSection); do not edit.\n"))
+        let end = try #require(page.range(of: ".\\\" END SETTINGS\n", range: begin.upperBound..<page.endIndex))
+        if Self.writeDocuments {
+            let rewritten = page[..<begin.upperBound] + ConfigurationSetting.manualSection + page[end.lowerBound...]
+            try String(rewritten).write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        #expect(String(page[begin.upperBound..<end.lowerBound]) == ConfigurationSetting.manualSection || Self.writeDocuments,
+                "man/localauthd.conf.5 is stale: \(Self.staleHint)")
     }
 
     /// The sample file sets every key (`key = value`), or shows it commented out (`# key = value`,

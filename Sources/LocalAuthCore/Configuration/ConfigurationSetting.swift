@@ -2,8 +2,8 @@
 /// One key of `localauthd.conf`: its name, the ``Configuration`` property it sets, how its value
 /// is read, its default, whether a reload applies it, and what it means. ``all`` is the table
 /// every other place derives from: ``ConfigurationParser`` (known keys and how each is read),
-/// ``PolicyEngine/reload(_:)`` (which keys keep their start-up value), and the tests that hold
-/// `localauthd.conf(5)` and the sample file to exactly these keys and values.
+/// ``PolicyEngine/reload(_:)`` (which keys keep their start-up value), the sample file
+/// (``sampleFile``) and the settings sections of `localauthd.conf(5)` (``manualSection``).
 public struct ConfigurationSetting: Sendable {
     /// When a changed value takes effect.
     public enum Application: Sendable, Hashable {
@@ -11,6 +11,26 @@ public struct ConfigurationSetting: Sendable {
         case reload
         /// Only on restart: a reload keeps the start-up value and names the key in its log line.
         case restart
+    }
+
+    /// The section of `localauthd.conf(5)` a key is described in, in the page's order.
+    public enum Section: String, Sendable, CaseIterable {
+        case biometryAndPasscode = "BIOMETRY AND PASSCODE"
+        case agentsAndConsent = "AGENTS AND CONSENT"
+        case evaluationsAndSensors = "EVALUATIONS AND SENSORS"
+        case simulator = "SIMULATOR"
+        case limits = "LIMITS"
+        case rightsAndKeys = "RIGHTS AND KEYS"
+        case files = "FILES"
+
+        /// The paragraph that opens the section, if any.
+        var introduction: String? {
+            switch self {
+            case .rightsAndKeys:
+                "Rights (saved with localauth rights, Apple's LARight and LARightStore) keep their secrets and private keys sealed with a 32-byte wrapping key."
+            default: nil
+            }
+        }
     }
 
     /// A value the key does not accept; the parser prefixes `FILE:LINE: KEY: `.
@@ -24,6 +44,8 @@ public struct ConfigurationSetting: Sendable {
 
     /// The key as written in the file (`max_contexts`).
     public let key: String
+    /// Where `localauthd.conf(5)` describes the key.
+    public let section: Section
     /// The ``Configuration`` property the key sets (`maxContexts`).
     public let property: String
     /// What the key takes, in words (`a whole number from 1 to 1000000`).
@@ -36,6 +58,7 @@ public struct ConfigurationSetting: Sendable {
     public let shownValue: String
     /// A value the sample file shows commented out (`#key = value`) for a key without one default.
     public let example: String?
+    /// Whether a reload applies a change.
     public let application: Application
     /// What the key means, one paragraph.
     public let text: String
@@ -44,11 +67,12 @@ public struct ConfigurationSetting: Sendable {
     /// Gives `configuration` the value `kept` has; true when they differed.
     let carry: @Sendable (_ kept: Configuration, _ configuration: inout Configuration) -> Bool
 
-    init<Value: Equatable & Sendable>(_ key: String, _ property: WritableKeyPath<Configuration, Value> & Sendable, name: String,
+    init<Value: Equatable & Sendable>(_ key: String, _ section: Section, _ property: WritableKeyPath<Configuration, Value> & Sendable, name: String,
                                       type: String, default defaultValue: String?, shown: String? = nil, example: String? = nil,
                                       _ application: Application,
                                       _ text: String, read: @escaping @Sendable (String) throws(ValueError) -> Value) {
         self.key = key
+        self.section = section
         self.property = name
         self.type = type
         self.defaultValue = defaultValue
@@ -86,7 +110,7 @@ public struct ConfigurationSetting: Sendable {
             if let defaultValue = row.defaultValue, defaultValue != row.shownValue {
                 text += " Without a configuration file the default is \(defaultValue)."
             }
-            if row.application == .restart { text += " Takes effect on restart." }
+            if row.application == .restart { text += " " + restartNote }
             if row.example != nil { text += " For example:" }
             lines.append("")
             lines += comment(text)
@@ -97,6 +121,46 @@ public struct ConfigurationSetting: Sendable {
             }
         }
         return lines.map { $0.hasSuffix(" ") ? String($0.dropLast()) : $0 }.joined(separator: "\n") + "\n"
+    }
+
+    /// What the sample and the page add to the text of a row applied on restart.
+    static let restartNote = "A change takes effect on restart (systemctl restart localauthd), not on reload."
+
+    /// The settings sections of `localauthd.conf(5)` (from BIOMETRY AND PASSCODE to the keys of FILES)
+    /// in roff: each section's rows as `.TP`, `.B key = value`, then the text, the value's type and
+    /// the restart note, one sentence a line.
+    /// The page holds it between `.\" BEGIN SETTINGS` and `.\" END SETTINGS`; ConfigurationSettingTests
+    /// compares the two.
+    public static var manualSection: String {
+        var lines: [String] = []
+        for section in Section.allCases {
+            lines.append(".SH \(section.rawValue)")
+            if let introduction = section.introduction { lines += roff(introduction) }
+            for row in all where row.section == section {
+                var text = row.text
+                if let defaultValue = row.defaultValue, defaultValue != row.shownValue {
+                    text += " Without a configuration file the default is \(defaultValue)."
+                }
+                text += " Value: \(row.type)."
+                if row.application == .restart { text += " " + restartNote }
+                lines.append(".TP")
+                lines.append(row.shownValue.isEmpty && row.defaultValue == nil ? ".B \(row.key)" : ".B \(row.key) = \(escaped(row.shownValue))")
+                lines += roff(text)
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` as roff lines, one sentence each.
+    static func roff(_ text: String) -> [String] {
+        escaped(text).replacingAll(". ", with: ".\n").split(separator: "\n").map { line in
+            line.first == "." || line.first == "'" ? "\\&" + line : String(line)
+        }
+    }
+
+    /// `text` with roff's special characters escaped (`\` and `-`).
+    static func escaped(_ text: String) -> String {
+        text.replacingAll("\\", with: "\\e").replacingAll("-", with: "\\-")
     }
 
     /// `text` as `# ` lines of at most 100 columns (a longer word gets a line of its own).
@@ -157,23 +221,23 @@ public struct ConfigurationSetting: Sendable {
     }
 
     /// A whole-number row: `range` is both the check and the documented type.
-    static func integer(_ key: String, _ property: WritableKeyPath<Configuration, Int> & Sendable, name: String, in range: ClosedRange<Int>,
+    static func integer(_ key: String, _ section: Section, _ property: WritableKeyPath<Configuration, Int> & Sendable, name: String, in range: ClosedRange<Int>,
                         default defaultValue: Int, _ application: Application, _ text: String) -> ConfigurationSetting {
-        ConfigurationSetting(key, property, name: name, type: "a whole number from \(range.lowerBound) to \(range.upperBound)",
+        ConfigurationSetting(key, section, property, name: name, type: "a whole number from \(range.lowerBound) to \(range.upperBound)",
                              default: String(defaultValue), application, text) { (value) throws(ValueError) in try integer(value, in: range) }
     }
 
     /// A seconds row (0 allowed or not).
-    static func seconds(_ key: String, _ property: WritableKeyPath<Configuration, Double> & Sendable, name: String, allowZero: Bool,
+    static func seconds(_ key: String, _ section: Section, _ property: WritableKeyPath<Configuration, Double> & Sendable, name: String, allowZero: Bool,
                         default defaultValue: String, _ application: Application, _ text: String) -> ConfigurationSetting {
-        ConfigurationSetting(key, property, name: name, type: "seconds from \(allowZero ? "0" : "more than 0") to 31536000",
+        ConfigurationSetting(key, section, property, name: name, type: "seconds from \(allowZero ? "0" : "more than 0") to 31536000",
                              default: defaultValue, application, text) { (value) throws(ValueError) in try seconds(value, allowZero: allowZero) }
     }
 
     /// A `true`/`false` row.
-    static func flag(_ key: String, _ property: WritableKeyPath<Configuration, Bool> & Sendable, name: String,
+    static func flag(_ key: String, _ section: Section, _ property: WritableKeyPath<Configuration, Bool> & Sendable, name: String,
                      default defaultValue: Bool, _ application: Application, _ text: String) -> ConfigurationSetting {
-        ConfigurationSetting(key, property, name: name, type: "true or false", default: String(defaultValue), application, text) {
+        ConfigurationSetting(key, section, property, name: name, type: "true or false", default: String(defaultValue), application, text) {
             (value) throws(ValueError) in try flag(value)
         }
     }
@@ -182,12 +246,12 @@ public struct ConfigurationSetting: Sendable {
 extension ConfigurationSetting {
     /// Every key of `localauthd.conf`, in the order the parser's "known keys" lists them.
     public static let all: [ConfigurationSetting] = [
-        ConfigurationSetting("backends", \.backends, name: "backends", type: "a comma-separated list of backend ids",
+        ConfigurationSetting("backends", .biometryAndPasscode, \.backends, name: "backends", type: "a comma-separated list of backend ids",
                              default: "fingerprint, face, passcode", shown: "fprintd, passcode", .restart,
-                             "Backends to load, in order: fingerprint, face, passcode, or the Id of a provider described by a *.provider file in provider_directories (see docs/providers.md). fingerprint-sim and face-sim are other names of the built-in simulators fingerprint and face (list one name of each). The installed file enables the real backends: the machine's fingerprint readers through fprintd (the fprintd provider; unavailable while fprintd or a reader is missing) and the passcode. The simulators, which have no sensor behind them, are for development and tests: they are offered only when listed here.") {
+                             "The backends to load, in order: any of fingerprint, face and passcode, or the Id of a provider (a sensor in a separate process) described by a *.provider file in provider_directories (see docs/providers.md). fingerprint-sim and face-sim are other names of the built-in simulators fingerprint and face; either name may be listed, not both. An unknown id stops start-up with an error that lists the built-in ids. The installed file enables the real backends: fingerprint readers through fprintd (the fprintd provider, unavailable while fprintd or a reader is missing) and the passcode. The simulators have no sensor behind them (localauth sim plays their inputs); they are for development and tests and are offered only when listed here, as localauth status and localauth backends say.") {
             (value) throws(ValueError) in try backendList(value)
         },
-        ConfigurationSetting("preferred_biometry", \.preferredBiometry, name: "preferredBiometry", type: "face or fingerprint", default: "face", .reload,
+        ConfigurationSetting("preferred_biometry", .biometryAndPasscode, \.preferredBiometry, name: "preferredBiometry", type: "face or fingerprint", default: "face", .reload,
                              "Which biometry type a context reports when both sensors are available: face or fingerprint.") {
             (value) throws(ValueError) in
             guard let modality = BiometricModality(rawValue: value) else {
@@ -195,15 +259,15 @@ extension ConfigurationSetting {
             }
             return modality
         },
-        .integer("biometry_max_failures", \.biometryMaxFailures, name: "biometryMaxFailures", in: 1...1000, default: 5, .reload,
-                 "Consecutive biometric no-matches of one user (all clients, all modalities) that lock biometry."),
-        .integer("fingerprint_attempts_per_evaluation", \.fingerprintAttemptsPerEvaluation, name: "fingerprintAttemptsPerEvaluation",
+        .integer("biometry_max_failures", .biometryAndPasscode, \.biometryMaxFailures, name: "biometryMaxFailures", in: 1...1000, default: 5, .reload,
+                 "Consecutive biometric no-matches of one user (all clients, all modalities) that lock biometry (BiometryLockout) until the passcode is entered."),
+        .integer("fingerprint_attempts_per_evaluation", .biometryAndPasscode, \.fingerprintAttemptsPerEvaluation, name: "fingerprintAttemptsPerEvaluation",
                  in: 1...1000, default: 3, .reload, "No-matches one evaluation accepts from the fingerprint sensor before it gives up on biometry."),
-        .integer("face_attempts_per_evaluation", \.faceAttemptsPerEvaluation, name: "faceAttemptsPerEvaluation",
+        .integer("face_attempts_per_evaluation", .biometryAndPasscode, \.faceAttemptsPerEvaluation, name: "faceAttemptsPerEvaluation",
                  in: 1...1000, default: 2, .reload, "No-matches one evaluation accepts from the face sensor before it gives up on biometry."),
-        ConfigurationSetting("passcode_delays", \.passcodeDelays, name: "passcodeDelays", type: "a comma-separated list of seconds from 0 to 31536000",
+        ConfigurationSetting("passcode_delays", .biometryAndPasscode, \.passcodeDelays, name: "passcodeDelays", type: "a comma-separated list of seconds from 0 to 31536000",
                              default: "0, 0, 0, 0, 60, 300, 900, 900, 3600", .reload,
-                             "Seconds of delay after the Nth consecutive wrong passcode (the last entry repeats).") {
+                             "Seconds of delay after the Nth consecutive wrong passcode; the last entry repeats.") {
             (value) throws(ValueError) in
             let delays = try value.split(separator: ",").map { (item) throws(ValueError) in
                 try seconds(item.trimmingWhitespace(), allowZero: true)
@@ -211,53 +275,53 @@ extension ConfigurationSetting {
             guard !delays.isEmpty else { throw ValueError(message: "expected a comma-separated list of seconds") }
             return delays
         },
-        .integer("passcode_max_failures", \.passcodeMaxFailures, name: "passcodeMaxFailures", in: 1...1000, default: 10, .reload,
-                 "Consecutive wrong passcodes that lock the passcode until `localauth lockout reset`."),
-        .seconds("evaluation_timeout", \.evaluationTimeout, name: "evaluationTimeout", allowZero: true, default: "60", .reload,
-                 "Seconds before an evaluation ends with SystemCancel; 0 = never."),
-        .seconds("sensor_turn_seconds", \.sensorTurnLength, name: "sensorTurnLength", allowZero: true, default: "10", .reload,
-                 "Seconds one user's evaluation may hold a sensor while another user's evaluation waits for it (the foreground session's user always goes first); 0 = until the evaluation ends. Also how long a provider enrollment may take no capture before an evaluation that needs the sensor ends it."),
-        .seconds("simulator_event_ttl", \.simulatorEventTTL, name: "simulatorEventTTL", allowZero: false, default: "10", .restart,
-                 "Seconds a simulator event waits for an evaluation to read it."),
-        ConfigurationSetting("simulator_group", \.simulatorGroup, name: "simulatorGroup", type: "a group name, or nothing", default: "", .restart,
-                             "Group whose members may drive the simulators without asking polkit (root and the daemon's own user always may; anyone else needs polkit's org.localauth.LocalAuthentication1.simulator); empty = none.") {
+        .integer("passcode_max_failures", .biometryAndPasscode, \.passcodeMaxFailures, name: "passcodeMaxFailures", in: 1...1000, default: 10, .reload,
+                 "Consecutive wrong passcodes that lock the passcode (PasscodeLockout) until an administrator runs localauth lockout reset --uid N."),
+        .seconds("evaluation_timeout", .evaluationsAndSensors, \.evaluationTimeout, name: "evaluationTimeout", allowZero: true, default: "60", .reload,
+                 "Seconds before an evaluation ends with SystemCancel; 0 means never."),
+        .seconds("sensor_turn_seconds", .evaluationsAndSensors, \.sensorTurnLength, name: "sensorTurnLength", allowZero: true, default: "10", .reload,
+                 "Seconds one user's evaluation may hold a sensor while another user's evaluation waits for it (the foreground session's user always goes first); 0 means until the evaluation ends. Also how long an enrollment on a provider may take no capture before an evaluation that needs the sensor ends it (SystemCancel, nothing enrolled); 0 means never."),
+        .seconds("simulator_event_ttl", .simulator, \.simulatorEventTTL, name: "simulatorEventTTL", allowZero: false, default: "10", .restart,
+                 "Seconds a simulator event (localauth sim touch, localauth sim face, ...) waits for an evaluation to read it."),
+        ConfigurationSetting("simulator_group", .simulator, \.simulatorGroup, name: "simulatorGroup", type: "a group name, or nothing", default: "", .restart,
+                             "The group whose members may drive the simulated sensors without asking polkit (root and the daemon's own user always may; anyone else needs polkit's org.localauth.LocalAuthentication1.simulator); empty means none.") {
             (value) throws(ValueError) in
             guard value.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) else {
                 throw ValueError(message: "\"\(value)\" is not a group name")
             }
             return value
         },
-        .integer("max_contexts_per_client", \.maxContextsPerClient, name: "maxContextsPerClient", in: 1...1_000_000, default: 32, .reload,
-                 "Live contexts one client (bus connection) may hold."),
-        .integer("max_contexts_per_user", \.maxContextsPerUser, name: "maxContextsPerUser", in: 1...1_000_000, default: 256, .reload,
-                 "Live contexts of all of one user's connections together; root is exempt."),
-        .integer("max_contexts", \.maxContexts, name: "maxContexts", in: 1...1_000_000, default: 4096, .reload,
-                 "Live contexts of all clients together."),
-        .integer("root_reserved_contexts", \.rootReservedContexts, name: "rootReservedContexts", in: 0...1_000_000, default: 64, .reload,
+        .integer("max_contexts_per_client", .limits, \.maxContextsPerClient, name: "maxContextsPerClient", in: 1...1_000_000, default: 32, .reload,
+                 "Live authentication contexts one client (bus connection) may hold; more are refused with LimitsExceeded."),
+        .integer("max_contexts_per_user", .limits, \.maxContextsPerUser, name: "maxContextsPerUser", in: 1...1_000_000, default: 256, .reload,
+                 "Live contexts of all of one user's connections together (root is exempt); more are refused with LimitsExceeded."),
+        .integer("max_contexts", .limits, \.maxContexts, name: "maxContexts", in: 1...1_000_000, default: 4096, .reload,
+                 "Live contexts of all clients together; more are refused with LimitsExceeded."),
+        .integer("root_reserved_contexts", .limits, \.rootReservedContexts, name: "rootReservedContexts", in: 0...1_000_000, default: 64, .reload,
                  "How many of max_contexts only root may take (login screens, sudo, unlock contexts), so they work even when other users hold all the rest. Less than max_contexts."),
-        .integer("max_queued_requests_per_client", \.maxQueuedRequestsPerClient, name: "maxQueuedRequestsPerClient", in: 1...1_000_000,
+        .integer("max_queued_requests_per_client", .limits, \.maxQueuedRequestsPerClient, name: "maxQueuedRequestsPerClient", in: 1...1_000_000,
                  default: 64, .restart,
                  "Unfinished requests one connection may have queued; more are refused with LimitsExceeded until replies come back."),
-        .integer("max_queued_bytes_per_client", \.maxQueuedBytesPerClient, name: "maxQueuedBytesPerClient", in: 1024...(1 << 30),
-                 default: 1 << 20, .restart, "Bytes of arguments those requests of one connection may hold."),
-        .integer("max_queued_requests_per_user", \.maxQueuedRequestsPerUser, name: "maxQueuedRequestsPerUser", in: 1...1_000_000,
-                 default: 256, .restart, "Unfinished requests of all connections of one user together."),
-        .integer("max_queued_bytes_per_user", \.maxQueuedBytesPerUser, name: "maxQueuedBytesPerUser", in: 1024...(1 << 30),
-                 default: 4 << 20, .restart, "Bytes of arguments those requests of one user may hold."),
-        .integer("passcode_hash_workers", \.passcodeHashWorkers, name: "passcodeHashWorkers", in: 1...64, default: 2, .reload,
-                 "Argon2id passcode hashes that run at once (each uses 64 MiB while it runs). Each user's checks wait in a queue of their own, served in turn, so another user's flood delays mine by at most one hash."),
-        .integer("max_passcode_operations_per_user", \.maxPasscodeOperationsPerUser, name: "maxPasscodeOperationsPerUser", in: 1...10_000,
-                 default: 4, .reload, "Passcode checks and changes one user may have waiting or running; more are refused at once."),
-        ConfigurationSetting("state_directory", \.stateDirectory, name: "stateDirectory", type: "an absolute path", default: nil,
+        .integer("max_queued_bytes_per_client", .limits, \.maxQueuedBytesPerClient, name: "maxQueuedBytesPerClient", in: 1024...(1 << 30),
+                 default: 1 << 20, .restart, "Bytes of arguments the requests one connection has queued may hold; more are refused with LimitsExceeded."),
+        .integer("max_queued_requests_per_user", .limits, \.maxQueuedRequestsPerUser, name: "maxQueuedRequestsPerUser", in: 1...1_000_000,
+                 default: 256, .restart, "Unfinished requests all connections of one user together may have queued; more are refused with LimitsExceeded until replies come back."),
+        .integer("max_queued_bytes_per_user", .limits, \.maxQueuedBytesPerUser, name: "maxQueuedBytesPerUser", in: 1024...(1 << 30),
+                 default: 4 << 20, .restart, "Bytes of arguments the requests all connections of one user have queued may hold; more are refused with LimitsExceeded."),
+        .integer("passcode_hash_workers", .limits, \.passcodeHashWorkers, name: "passcodeHashWorkers", in: 1...64, default: 2, .reload,
+                 "Argon2id passcode hashes and checks that run at once (each uses about 64 MiB while it runs). Each user's checks wait in a queue of their own, served in turn, so another user's flood delays one's own by at most one hash."),
+        .integer("max_passcode_operations_per_user", .limits, \.maxPasscodeOperationsPerUser, name: "maxPasscodeOperationsPerUser", in: 1...10_000,
+                 default: 4, .reload, "Passcode checks and changes one user may have waiting or running; more are refused at once with LimitsExceeded, before anything is counted."),
+        ConfigurationSetting("state_directory", .files, \.stateDirectory, name: "stateDirectory", type: "an absolute path", default: nil,
                              shown: Configuration.defaultStateDirectory, .restart,
-                             "Where per-user state lives ($STATE_DIRECTORY from systemd wins over this default).") {
+                             "Where per-user state lives. $STATE_DIRECTORY from systemd wins over this default, and localauthd --state-dir over both. The directory must belong to the daemon's user and be closed to others.") {
             (value) throws(ValueError) -> String? in
             guard value.hasPrefix("/") else { throw ValueError(message: "expected an absolute path, found \"\(value)\"") }
             return value
         },
-        ConfigurationSetting("provider_directories", \.providerDirectories, name: "providerDirectories", type: "a comma-separated list of absolute paths",
+        ConfigurationSetting("provider_directories", .files, \.providerDirectories, name: "providerDirectories", type: "a comma-separated list of absolute paths",
                              default: nil, example: "/opt/vendor/localauthd-providers, /etc/localauthd/providers", .restart,
-                             "Where provider descriptors (*.provider) are read, later directories overriding earlier ones file by file. Unset: $(PREFIX)/lib/localauthd/providers, then /etc/localauthd/providers.") {
+                             "Where provider descriptors (ID.provider) are read; a file in a later directory replaces the file of the same name in an earlier one. Unset, they are $(PREFIX)/lib/localauthd/providers of the installation, then /etc/localauthd/providers. A provider's Id listed in backends enables it; an id that no descriptor names stops start-up with a configuration error. See docs/providers.md for writing and installing a provider.") {
             (value) throws(ValueError) -> [String]? in
             let directories = value.split(separator: ",").map { $0.trimmingWhitespace() }
             guard !directories.isEmpty, directories.allSatisfy({ $0.hasPrefix("/") }) else {
@@ -265,27 +329,27 @@ extension ConfigurationSetting {
             }
             return directories
         },
-        ConfigurationSetting("provider_timeout", \.providerTimeout, name: "providerTimeout", type: "seconds from more than 0 to 600", default: "5", .restart,
-                             "Seconds a provider has to answer each call; one that does not is treated as crashed.") {
+        ConfigurationSetting("provider_timeout", .limits, \.providerTimeout, name: "providerTimeout", type: "seconds from more than 0 to 600", default: "5", .restart,
+                             "Seconds a biometric provider (a sensor in a separate process) has to answer each call. One that does not is treated as crashed: the evaluation it serves sees its sensor disconnect (nothing is counted) and the provider is restarted with backoff.") {
             (value) throws(ValueError) in
             let seconds = try seconds(value, allowZero: false)
             guard seconds <= 600 else { throw ValueError(message: "expected seconds from more than 0 to 600, found \"\(value)\"") }
             return seconds
         },
-        .flag("app_passcode_entry", \.appPasscodeEntry, name: "appPasscodeEntry", default: false, .reload,
-              "Whether an ordinary application may type the passcode into its own context (Context.SubmitPasscode) and is sent passcode prompts. false: only the session's agent (localauth agent, a desktop agent) takes the passcode, so no application ever sees it. true is weaker (any application that asks for policy 2 can collect the passcode): for headless test rigs only. Logins and sudo (contexts with User or Unlock) always take it themselves."),
-        .flag("face_consent", \.faceConsent, name: "faceConsent", default: true, .reload,
-              "Whether an application needs a face usage description (the context option FaceUsageDescription) and the user's consent, asked once through the session's agent and kept per user and application, before it may use the face sensor. false lets every application use it."),
-        ConfigurationSetting("key_protection", \.keyProtection, name: "keyProtection", type: "auto, tpm2 or wrapping-key", default: "auto", .restart,
-                             "Where the wrapping key of rights' secrets and private keys comes from: tpm2 (sealed with the machine's TPM 2.0), wrapping-key (a root-only file in the state directory), or auto (the TPM when one answers, else the file; once sealed with a TPM, only that TPM).") {
+        .flag("app_passcode_entry", .agentsAndConsent, \.appPasscodeEntry, name: "appPasscodeEntry", default: false, .reload,
+              "Whether an ordinary application may submit the passcode itself (Context.SubmitPasscode) and is sent passcode prompts. With false only the authentication agent of the application's session (localauth agent, a desktop agent) takes the passcode, so no application sees it; policy 2 ends with NotInteractive when it needs the passcode and no agent can ask. true is weaker (any application that asks for policy 2 can collect the passcode): for headless test rigs only. Logins and sudo (contexts with User or Unlock) always take it themselves."),
+        .flag("face_consent", .agentsAndConsent, \.faceConsent, name: "faceConsent", default: true, .reload,
+              "Whether an application needs a usage description (the context option FaceUsageDescription) and the user's consent, asked once by the session's agent and kept per user and application, before it may use the face sensor; see localauth apps. false lets every application use it."),
+        ConfigurationSetting("key_protection", .rightsAndKeys, \.keyProtection, name: "keyProtection", type: "auto, tpm2 or wrapping-key", default: "auto", .restart,
+                             "Where the wrapping key comes from. tpm2 seals it with the machine's TPM 2.0 (reached through tpm_tcti), so the sealed rights open only on this machine; wrapping-key keeps it in sealing/wrapping-key in the state directory, readable by root only (for machines without a TPM); auto takes the TPM when one answers, else the file. Once a key is sealed with a TPM, that TPM is needed: when it is gone the daemon does not fall back to a file, and rights are unavailable (their methods fail with Failed, saying why) until it is back. The Rights object's KeyProtection property says which is in use.") {
             (value) throws(ValueError) in
             guard let setting = Configuration.KeyProtectionSetting(rawValue: value) else {
                 throw ValueError(message: "expected `auto`, `tpm2` or `wrapping-key`, found \"\(value)\"")
             }
             return setting
         },
-        ConfigurationSetting("tpm_tcti", \.tpmTCTI, name: "tpmTCTI", type: "a tpm2-tss TCTI string", default: Configuration.defaultTPMTCTI, .restart,
-                             "The TPM 2.0 to use, as a tpm2-tss TCTI string (swtpm:host=127.0.0.1,port=2321 for a software TPM).") {
+        ConfigurationSetting("tpm_tcti", .rightsAndKeys, \.tpmTCTI, name: "tpmTCTI", type: "a tpm2-tss TCTI string", default: Configuration.defaultTPMTCTI, .restart,
+                             "The TPM 2.0 to use, as a tpm2-tss TCTI string: the kernel's resource manager by default; swtpm:host=127.0.0.1,port=2321 or swtpm:path=SOCKET for a software TPM (tests).") {
             (value) throws(ValueError) in
             // A TCTI string: a module name, optionally `:` and its configuration (device:/dev/tpmrm0, swtpm:port=2321).
             guard let module = value.split(separator: ":", maxSplits: 1).first, !module.isEmpty, value.utf8.count <= 512,
@@ -296,4 +360,17 @@ extension ConfigurationSetting {
             return value
         },
     ]
+}
+
+extension String {
+    /// Every occurrence of `target` replaced with `replacement` (without Foundation).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        var result = ""
+        var rest = self[...]
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound] + replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
+    }
 }
