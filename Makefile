@@ -128,7 +128,8 @@ help:
 	@echo "make build  build ($(CONFIG))"
 	@echo "make pam    build the PAM module $(PAM_MODULE)"
 	@echo "make locale compile the translations po/*.po to .build/locale (msgfmt)"
-	@echo "make man    regenerate man/localauth.1, completion/localauth.bash and pam/localauth-api.h from the command table and the contract"
+	@echo "make man    regenerate man/localauth.1, completion/localauth.bash and pam/localauth-api.h from the command table and the contract,"
+	@echo "            and config/localauthd.conf and localauthd.conf(5)'s settings from the settings table"
 	@echo "make deb    the Debian package in .build/deb (dpkg-buildpackage), checked, lintian"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=…]   release build (static Swift runtime), stripped"
 	@echo "make uninstall [PREFIX=/usr/local] [DESTDIR=…]"
@@ -312,12 +313,15 @@ deb:
 	scripts/check-install.sh --deb
 
 ## man/localauth.1 and completion/localauth.bash come from the CLI's command table; a test in
-## `make test` fails when the committed files differ from what the CLI generates.
+## `make test` fails when the committed files differ from what the CLI generates. The sample
+## configuration and localauthd.conf(5)'s settings sections come from the settings table
+## (ConfigurationSetting.all), rewritten by ConfigurationSettingTests when asked to.
 man completion:
 	$(SWIFT) build --product localauth
 	"$$($(SWIFT) build --show-bin-path)/localauth" --help-man > man/localauth.1
 	"$$($(SWIFT) build --show-bin-path)/localauth" completion bash > completion/localauth.bash
 	"$$($(SWIFT) build --show-bin-path)/localauth" --help-c-header > pam/localauth-api.h
+	LOCALAUTH_WRITE_CONFIGURATION_DOCS=1 $(SWIFT) test --filter ConfigurationSettingTests
 
 ## The release daemon as `make release` links it (static Swift runtime; copied aside, since the
 ## harness needs Swift Testing and so the dynamic runtime), the harness, the C libdbus floors (a
