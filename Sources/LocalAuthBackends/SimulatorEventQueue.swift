@@ -16,7 +16,12 @@ public final class SimulatorEventQueue: Sendable {
         let expires: BootTime
     }
 
-    public static let defaultCapacity = 16
+    /// Room for one waiting input per evaluation that 256 clients (one user's `max_contexts_per_user`
+    /// by default) may start at once, as scripts and `make bench` do (touch, then evaluate): with the
+    /// old 16 for everyone, the 17th concurrent client's touch was refused and its evaluation waited
+    /// for a touch until its timeout. Still a bound: 256 judged inputs are a few tens of KiB, and
+    /// each expires after the TTL.
+    public static let defaultCapacity = 256
 
     private let items = Mutex<[Item]>([])
     private let capacity: Int

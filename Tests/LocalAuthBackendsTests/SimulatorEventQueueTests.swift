@@ -14,7 +14,7 @@ struct SimulatorEventQueueTests {
     let everything = SensorRecorder()
 
     init() {
-        queue = SimulatorEventQueue(timeToLive: 10, clock: clock)
+        queue = SimulatorEventQueue(capacity: 16, timeToLive: 10, clock: clock)
         fingerprint = FingerprintSimulator(queue: queue)
         face = FaceSimulator(queue: queue)
     }
@@ -28,7 +28,7 @@ struct SimulatorEventQueueTests {
         var events: [AttemptEvent] = []
         while let event = fingerprint.takeQueuedAttempt(for: session) {
             events.append(event)
-            guard events.count <= SimulatorEventQueue.defaultCapacity else { break }  // bounded even if broken
+            guard events.count <= 16 else { break }  // bounded even if broken
         }
         return events
     }
@@ -38,7 +38,7 @@ struct SimulatorEventQueueTests {
         var events: [AttemptEvent] = []
         while let event = face.takeQueuedAttempt(for: session) {
             events.append(event)
-            guard events.count <= SimulatorEventQueue.defaultCapacity else { break }
+            guard events.count <= 16 else { break }
         }
         return events
     }
@@ -49,8 +49,24 @@ struct SimulatorEventQueueTests {
         #expect(face.takeQueuedAttempt(for: faceReader()) == nil)
     }
 
+    /// The daemon's queue takes a touch from each of 256 clients that touch, then evaluate (one user's
+    /// default `max_contexts_per_user`); with 16 for everyone the 17th was refused and its evaluation
+    /// waited for its timeout. The 257th is refused.
+    @Test func theDefaultQueueHoldsATouchForEachOf256Clients() async throws {
+        let daemonQueue = SimulatorEventQueue(timeToLive: 10, clock: clock)
+        let sensor = FingerprintSimulator(queue: daemonQueue)
+        #expect(SimulatorEventQueue.defaultCapacity == 256)
+        for _ in 0..<256 { try await sensor.touch("right-index-finger") }
+        #expect(daemonQueue.pending == 256)
+        #expect(await errorKind { try await sensor.touch("right-index-finger") } == .limitsExceeded)
+        let reader = everything.session(id: 300, labels: ["right-index-finger"], requireAttention: false)
+        var taken = 0
+        while taken <= 256, sensor.takeQueuedAttempt(for: reader) == .match(label: "right-index-finger") { taken += 1 }
+        #expect(taken == 256)
+        #expect(daemonQueue.pending == 0)
+    }
+
     @Test func sixteenInputsInAllAcrossBothSimulators() async throws {
-        #expect(SimulatorEventQueue.defaultCapacity == 16)
         let fingers = Array(fprintdFingerNames.prefix(8))
         for (index, finger) in fingers.enumerated() {
             try await fingerprint.touch(finger)
