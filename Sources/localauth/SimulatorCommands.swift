@@ -5,7 +5,7 @@ import LocalAuthDBus
 /// user or members of simulator_group).
 @MainActor
 enum SimulatorCommands {
-    nonisolated static let queueNote = "Input that arrives while no evaluation reads that sensor waits (16 events, simulator_event_ttl s each) for the next evaluation, so it may come before `localauth evaluate` starts."
+    nonisolated static let queueNote = "Input that arrives while no evaluation reads that sensor waits (256 events, simulator_event_ttl s each) for the next evaluation, so it may come before `localauth evaluate` starts."
 
     nonisolated static let retryReasons = ["too-short", "not-centered", "remove-and-retry", "too-fast"]
 
