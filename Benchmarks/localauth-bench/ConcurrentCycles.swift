@@ -22,8 +22,8 @@ struct ConcurrentCycles: Sendable {
             for client in clients {
                 group.addTask {
                     var latencies: [String: [Double]] = [:], failures: [String: Int] = [:]
-                    for _ in 0..<perClient {
-                        if let failure = try await timedCycle(client, into: &latencies) { failures[failure, default: 0] += 1 }
+                    for cycle in 0..<perClient {
+                        if let failure = try await timedCycle(client, into: &latencies) { failures["\(failure) (a client's cycle \(cycle + 1))", default: 0] += 1 }
                     }
                     return (latencies, failures)
                 }
