@@ -22,7 +22,10 @@ extension PolicyEngine {
         while savingAttempts[modality] != nil {
             await withCheckedContinuation { attemptsWaitingForSave[modality, default: []].append($0) }
         }
-        guard armedSessions[modality]?.session.id == session else { return false }
+        // An armed session whose evaluation already ended (its disarm is still to come) takes no
+        // input: false keeps it for the next session instead of dropping it.
+        guard let armed = armedSessions[modality], armed.session.id == session,
+              contexts[armed.context]?.evaluation != nil else { return false }
         if let saving = handleAttempt(attempt, on: modality) {
             savingAttempts[modality] = saving.context
             await reportSaved(saving)
@@ -66,7 +69,7 @@ extension PolicyEngine {
             let actions = sensorArbiters[modality, default: SensorArbiter()].apply(events, at: now, turnLength: configuration.sensorTurnLength)
             performSensorActions(actions, on: modality)
             progressed = progressed || !actions.isEmpty
-            if savingAttempts[modality] == nil, let armed = armedSessions[modality],
+            if savingAttempts[modality] == nil, let armed = armedSessions[modality], contexts[armed.context]?.evaluation != nil,
                let attempt = backend.takeQueuedAttempt(for: armed.session) {
                 if let saving = handleAttempt(attempt, on: modality) {
                     savingAttempts[modality] = saving.context
