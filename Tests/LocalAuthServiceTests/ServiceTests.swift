@@ -235,10 +235,11 @@ struct ServiceTests {
             let limit = "org.freedesktop.DBus.Error.LimitsExceeded"
             for _ in 1...3 { _ = try await client.createContext() }
             #expect(await errorName { _ = try await client.createContext() } == limit)
-            for _ in 1...16 { try await client.simulator("Touch", [.string("left-thumb")]) }
+            // The simulator queue holds 256 inputs (SimulatorEventQueue.defaultCapacity) for everyone.
+            for _ in 1...256 { try await client.simulator("Touch", [.string("left-thumb")]) }
             #expect(await errorName { try await client.simulator("Touch", [.string("left-thumb")]) } == limit)
             let pending = try await client.connection.property("Pending", interface: LocalAuthBusNames.simulatorInterface, path: LocalAuthBusNames.simulatorPath, destination: LocalAuthBusNames.busName)
-            #expect(pending == .uint32(16))
+            #expect(pending == .uint32(256))
             try await client.simulator("Reset")
             #expect(try await client.connection.property("Pending", interface: LocalAuthBusNames.simulatorInterface, path: LocalAuthBusNames.simulatorPath, destination: LocalAuthBusNames.busName) == .uint32(0))
         }
