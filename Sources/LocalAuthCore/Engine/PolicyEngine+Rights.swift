@@ -251,26 +251,18 @@ extension PolicyEngine {
     public func sign(_ identifier: String, algorithm: String, data: [UInt8], context id: ContextID, caller: ClientID) throws(LocalAuthError) -> [UInt8] {
         let algorithm = try Self.algorithm(algorithm)
         try Self.checkDataSize(data.count, name: "data")
-        let (right, user) = try authorizedRight(identifier, context: id, caller: caller)
-        let vault = try openVault()
-        let signature = try Self.vaultCall { () throws(RightVaultError) in
-            try vault.sign(data, algorithm: algorithm, sealedPrivateKey: right.sealedPrivateKey, label: right.label(user: user))
+        return try withPrivateKey(of: identifier, context: id, caller: caller, audited: "signed") { vault, key, label throws(RightVaultError) in
+            try vault.sign(data, algorithm: algorithm, sealedPrivateKey: key, label: label)
         }
-        auditOperation("signed", right: right, user: user, client: caller)
-        return signature
     }
 
     /// Decrypts an ECIES ciphertext made for the right's public key.
     public func decrypt(_ identifier: String, algorithm: String, ciphertext: [UInt8], context id: ContextID, caller: ClientID) throws(LocalAuthError) -> SecretBytes {
         let algorithm = try Self.algorithm(algorithm)
         try Self.checkDataSize(ciphertext.count, name: "ciphertext")
-        let (right, user) = try authorizedRight(identifier, context: id, caller: caller)
-        let vault = try openVault()
-        let plaintext = try Self.vaultCall { () throws(RightVaultError) in
-            try vault.decrypt(ciphertext, algorithm: algorithm, sealedPrivateKey: right.sealedPrivateKey, label: right.label(user: user))
+        return try withPrivateKey(of: identifier, context: id, caller: caller, audited: "decrypted") { vault, key, label throws(RightVaultError) in
+            try vault.decrypt(ciphertext, algorithm: algorithm, sealedPrivateKey: key, label: label)
         }
-        auditOperation("decrypted", right: right, user: user, client: caller)
-        return plaintext
     }
 
     /// ECDH of the right's private key with `peerPublicKey` (raw, or with the X9.63 KDF).
@@ -282,14 +274,21 @@ extension PolicyEngine {
         guard (0...UserRights.maximumDataLength).contains(requestedSize) else {
             throw LocalAuthError(.invalidArgument, "The requested size must be 0 to \(UserRights.maximumDataLength) bytes.")
         }
+        return try withPrivateKey(of: identifier, context: id, caller: caller, audited: "exchanged keys") { vault, key, label throws(RightVaultError) in
+            try vault.exchangeKeys(peerPublicKey: peerPublicKey, algorithm: algorithm, requestedSize: requestedSize, sharedInfo: sharedInfo,
+                                   sealedPrivateKey: key, label: label)
+        }
+    }
+
+    /// One private-key operation of the right `context` holds authorized: `body` gets the vault,
+    /// the sealed private key and its label; the operation is audited as `event` once it succeeded.
+    private func withPrivateKey<Value>(of identifier: String, context id: ContextID, caller: ClientID, audited event: String,
+                                       _ body: (any RightVault, [UInt8], [UInt8]) throws(RightVaultError) -> Value) throws(LocalAuthError) -> Value {
         let (right, user) = try authorizedRight(identifier, context: id, caller: caller)
         let vault = try openVault()
-        let shared = try Self.vaultCall { () throws(RightVaultError) in
-            try vault.exchangeKeys(peerPublicKey: peerPublicKey, algorithm: algorithm, requestedSize: requestedSize, sharedInfo: sharedInfo,
-                                   sealedPrivateKey: right.sealedPrivateKey, label: right.label(user: user))
-        }
-        auditOperation("exchanged keys", right: right, user: user, client: caller)
-        return shared
+        let value = try Self.vaultCall { () throws(RightVaultError) in try body(vault, right.sealedPrivateKey, right.label(user: user)) }
+        auditOperation(event, right: right, user: user, client: caller)
+        return value
     }
 
     // MARK: Passcode removal
