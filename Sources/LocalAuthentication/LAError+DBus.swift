@@ -3,7 +3,7 @@ import LocalAuthAPI
 import LocalAuthDBus
 
 extension LAError {
-    /// The error for a failed call to an existing daemon context (the README's mapping table).
+    /// The error for a failed call to an existing daemon context (the mapping table in docs/swift.md, "Errors").
     ///
     /// `Error.<Name>` becomes the code of that name. `UnknownObject` and `AccessDenied` mean the
     /// daemon no longer knows this context as ours (it restarted, or our connection was replaced):

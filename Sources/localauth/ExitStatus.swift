@@ -22,7 +22,7 @@ enum ExitStatus {
     /// Ctrl-C outside `evaluate` (which exits with userCancel's status instead).
     static let interrupted: Int32 = 130
 
-    /// The table printed by `localauth --help` and kept in the README.
+    /// The table printed by `localauth --help` and in `localauth(1)`; the README summarises it.
     static var table: String {
         var lines = ["  0    success (can-evaluate: the policy can be evaluated)"]
         for error in LocalAuthErrorName.allCases {

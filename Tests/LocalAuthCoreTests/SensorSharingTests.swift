@@ -3,7 +3,7 @@ import LocalAuthCore
 import LocalAuthTestSupport
 import Testing
 
-/// README "Sensor sharing rule": the foreground session's user first, users in turn, one place
+/// docs/rules.md, "Sensor sharing": the foreground session's user first, users in turn, one place
 /// in line per user, re-arming goes to the back.
 @Suite("Sensor sharing between users", .timeLimit(.minutes(1)))
 struct SensorSharingTests {
