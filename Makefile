@@ -80,7 +80,7 @@ INSTALLED    = $(BINDIR)/localauth $(LIBEXECDIR)/localauthd $(UNITDIR)/localauth
                $(DBUSSERVICEDIR)/org.localauth.LocalAuthentication1.service \
                $(DBUSPOLICYDIR)/org.localauth.LocalAuthentication1.conf \
                $(patsubst dbus/%,$(DBUSINTERFACEDIR)/%,$(wildcard dbus/*.xml)) \
-               $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md \
+               $(DOCDIR)/localauthd.conf.sample $(DOCDIR)/README.md $(patsubst docs/%,$(DOCDIR)/docs/%,$(wildcard docs/*.md)) \
                $(foreach page,$(MANPAGES),$(MANDIR)/man$(subst .,,$(suffix $(page)))/$(notdir $(page))) \
                $(if $(wildcard completion/localauth.bash),$(BASHCOMPDIR)/localauth) \
                $(if $(wildcard completion/_localauth),$(ZSHCOMPDIR)/_localauth) \
@@ -223,6 +223,8 @@ install: release locale $(INSTALL_HOOKS)
 	install -m 0644 dbus/*.xml "$(DESTDIR)$(DBUSINTERFACEDIR)/"
 	install -D -m 0644 config/localauthd.conf "$(DESTDIR)$(DOCDIR)/localauthd.conf.sample"
 	install -D -m 0644 README.md "$(DESTDIR)$(DOCDIR)/README.md"
+	@# The README links docs/ (architecture, contract, configuration, providers, …) relative to itself.
+	install -D -m 0644 -t "$(DESTDIR)$(DOCDIR)/docs" docs/*.md
 	@# The configuration is the administrator's: installed when absent, never overwritten.
 	@if [ -e "$(DESTDIR)$(CONFDIR)/localauthd.conf" ]; then \
 	  echo "kept $(DESTDIR)$(CONFDIR)/localauthd.conf; this version's defaults: $(DOCDIR)/localauthd.conf.sample"; \

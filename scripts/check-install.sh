@@ -43,6 +43,7 @@ expected_files() {
 0644 usr/share/doc/localauthd/localauthd.conf.sample
 0644 usr/share/doc/localauthd/README.md
 EOF
+    for file in docs/*.md; do echo "0644 usr/share/doc/localauthd/$file"; done
     for file in dbus/*.xml; do echo "0644 usr/share/dbus-1/interfaces/${file#dbus/}"; done
     # localauth-agent-gtk.1 belongs to the localauth-agent-gtk package (make install-agent-gtk).
     for page in man/*.[158]; do [ -e "$page" ] && [ "$page" != man/localauth-agent-gtk.1 ] && echo "0644 usr/share/man/man${page##*.}/${page##*/}"; done
@@ -79,8 +80,7 @@ check_tree() {
         echo "0644 usr/share/doc/localauthd/copyright"
         echo "0644 usr/share/doc/localauthd/changelog.gz"
         echo "0644 usr/share/lintian/overrides/localauthd"
-        # debian/localauthd.docs and .examples: the provider guide and its packaging templates.
-        echo "0644 usr/share/doc/localauthd/providers.md$([ -e "$root/usr/share/doc/localauthd/providers.md.gz" ] && echo .gz)"
+        # debian/localauthd.examples: the reference provider and its packaging templates.
         for file in Examples/providers/*; do
             path=usr/share/doc/localauthd/examples/${file##*/}
             echo "$([ -x "$file" ] && echo 0755 || echo 0644) $path$([ -e "$root/$path.gz" ] && echo .gz)"
