@@ -11,6 +11,8 @@ public struct DBusMessageReader {
     private var budget: Int
     /// Counted from 1, for messages.
     private var position = 1
+    /// About how many bytes the values read so far take (as `DBusValue.byteCount` counts them).
+    private var byteCount = 0
 
     private init(_ iter: DBusMessageIter, budget: Int) {
         self.iter = iter
@@ -19,12 +21,17 @@ public struct DBusMessageReader {
 
     /// Runs `body` with a reader over `message`'s arguments and throws unless it read all of them.
     static func read<T>(_ message: DBusMessage, _ body: (inout DBusMessageReader) throws(DBusError) -> T) throws(DBusError) -> T {
+        try read(message, body).value
+    }
+
+    /// The same, with about how many bytes the arguments take.
+    static func read<T>(_ message: DBusMessage, _ body: (inout DBusMessageReader) throws(DBusError) -> T) throws(DBusError) -> (value: T, byteCount: Int) {
         var iter = DBusMessageIter()
         dbus_message_iter_init(message.raw, &iter)
         var reader = DBusMessageReader(iter, budget: DBusMessage.maximumValueCount)
         let value = try body(&reader)
         try reader.finish()
-        return value
+        return (value, reader.byteCount)
     }
 
     private var type: Int32 { mutating get { dbus_message_iter_get_arg_type(&iter) } }
@@ -47,6 +54,7 @@ public struct DBusMessageReader {
     private mutating func basic(_ code: Int32, _ signature: String) throws(DBusError) -> DBusBasicValue {
         try expect(code, signature)
         defer { advance() }
+        byteCount += 8
         return DBusMessage.basic(&iter)
     }
 
@@ -58,26 +66,34 @@ public struct DBusMessageReader {
     mutating func string() throws(DBusError) -> String {
         try expect(DBusTypeCode.string, "s")
         defer { advance() }
-        return DBusMessage.string(&iter)
+        let string = DBusMessage.string(&iter)
+        byteCount += 4 + string.utf8.count
+        return string
     }
     mutating func objectPath() throws(DBusError) -> String {
         try expect(DBusTypeCode.objectPath, "o")
         defer { advance() }
-        return DBusMessage.string(&iter)
+        let path = DBusMessage.string(&iter)
+        byteCount += 4 + path.utf8.count
+        return path
     }
 
     /// An `s` copied into a ``DBusSecret``; the message's copy is zeroed.
     mutating func secret() throws(DBusError) -> DBusSecret {
         try expect(DBusTypeCode.string, "s")
         defer { advance() }
-        return DBusMessage.takeSecret(&iter)
+        let secret = DBusMessage.takeSecret(&iter)
+        byteCount += 4 + secret.count
+        return secret
     }
 
     /// An `ay` copied into a ``DBusSecret``; the message's copy is zeroed.
     mutating func secretBytes() throws(DBusError) -> DBusSecret {
         try expectByteArray()
         defer { advance() }
-        return DBusMessage.takeSecretBytes(&iter)
+        let secret = DBusMessage.takeSecretBytes(&iter)
+        byteCount += 4 + secret.count
+        return secret
     }
 
     mutating func bytes() throws(DBusError) -> [UInt8] {
@@ -88,6 +104,7 @@ public struct DBusMessageReader {
         var start: UnsafeMutableRawPointer?
         var count: Int32 = 0
         dbus_message_iter_get_fixed_array(&elements, &start, &count)
+        byteCount += 4 + Int(count)
         guard let start, count > 0 else { return [] }
         return Array(UnsafeRawBufferPointer(start: start, count: Int(count)))
     }
@@ -103,7 +120,9 @@ public struct DBusMessageReader {
     mutating func value() throws(DBusError) -> DBusValue {
         guard type != DBusTypeCode.invalid else { throw .invalidArgs("expected an argument at position \(position), found none") }
         defer { advance() }
-        return try DBusMessage.read(&iter, &budget)
+        let value = try DBusMessage.read(&iter, &budget)
+        byteCount += value.byteCount
+        return value
     }
 
     /// An `a{sv}`, variants unwrapped.
@@ -115,7 +134,9 @@ public struct DBusMessageReader {
                 try fields.expect(DBusTypeCode.variant, "v")
                 var inner = DBusMessageIter()
                 dbus_message_iter_recurse(&fields.iter, &inner)
-                entries[key] = try DBusMessage.read(&inner, &fields.budget)
+                let value = try DBusMessage.read(&inner, &fields.budget)
+                fields.byteCount += 2 + value.signature.utf8.count + value.byteCount
+                entries[key] = value
                 fields.advance()
             }
         }
@@ -130,6 +151,7 @@ public struct DBusMessageReader {
         var elements = DBusMessageReader(sub, budget: budget)
         while elements.type != DBusTypeCode.invalid { try element(&elements) }
         budget = elements.budget
+        byteCount += 4 + elements.byteCount
         advance()
     }
 
@@ -143,6 +165,7 @@ public struct DBusMessageReader {
         try body(&fields)
         try fields.finish()
         budget = fields.budget
+        byteCount += fields.byteCount
         advance()
     }
 
