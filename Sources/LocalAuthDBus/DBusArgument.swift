@@ -4,7 +4,7 @@
 ///
 /// Swift types that are their own value (`UInt32`, `String`, `[UInt8]` …) have `Value == Self`;
 /// the ``BusWire`` markers name the Swift type that carries them (a ``DBusSecret`` for a secret).
-public protocol DBusArgument {
+public protocol DBusArgument: SendableMetatype {
     associatedtype Value: Sendable = Self
     /// The D-Bus signature; for ``BusWire/Nothing`` the empty one.
     static var signature: String { get }
