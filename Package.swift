@@ -82,6 +82,8 @@ let package = Package(
         .testTarget(name: "LocalAuthDBusTests", dependencies: ["LocalAuthDBus", "LocalAuthTestSupport"]),
         // Integration: the real localauthd binary on a private bus, driven by gdbus, busctl, python3-dbus and LocalAuthDBus.
         .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthProviders", "LocalAuthTestSupport"]),
+        // The service layer's parts without the binary or a bus (the access stage's decisions).
+        .testTarget(name: "LocalAuthServiceUnitTests", dependencies: ["LocalAuthService", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthenticationTests",
                     dependencies: ["LocalAuthentication", "Security", "LocalAuthDBus", "LocalAuthTestSupport", "localauthd",
                                    "BiometricAuthManagerExample", "SecureNotesExample"]),

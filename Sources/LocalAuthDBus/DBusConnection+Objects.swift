@@ -16,12 +16,19 @@ extension DBusConnection {
         path: String, subtree: Bool = false, introspectionXML: String? = nil,
         secretsOf interfaces: [DBusInterfaceDescription] = [], handler: @escaping DBusMethodHandler
     ) throws {
+        try register(path: path, subtree: subtree, introspectionXML: introspectionXML, secretsOf: interfaces, table: nil, handler: handler)
+    }
+
+    private func register(
+        path: String, subtree: Bool, introspectionXML: String?, secretsOf interfaces: [DBusInterfaceDescription],
+        table: DBusVTable?, handler: @escaping DBusMethodHandler
+    ) throws {
         try DBusSyntax.requireObjectPath(path)
         if let introspectionXML { try DBusSyntax.requireString(introspectionXML) }
         try onQueue { () throws(DBusError) in
             let raw = try openConnection()
             let registration = ObjectRegistration(
-                connection: self, introspectionXML: introspectionXML, interfaces: interfaces, handler: handler)
+                connection: self, introspectionXML: introspectionXML, interfaces: interfaces, table: table, handler: handler)
             let context = Unmanaged.passRetained(registration).toOpaque()
             var vtable = ObjectRegistration.vtable
             var error = CDBus.DBusError()
@@ -46,7 +53,7 @@ extension DBusConnection {
         admit: (@Sendable (DBusMethodCall) throws(DBusError) -> Void)? = nil
     ) throws {
         try register(path: path, subtree: subtree, introspectionXML: DBusInterfaceDescription.document([table.interface], children: children),
-                     secretsOf: [table.interface]) { call throws(DBusError) in
+                     secretsOf: [table.interface], table: table) { call throws(DBusError) in
             try admit?(call)
             return try table.dispatch(call)
         }

@@ -57,7 +57,7 @@ extension DBusMessage {
 
     private static let outOfMemory = DBusError(.noMemory, "out of memory writing a message argument")
 
-    private static func write(_ value: DBusValue, into iter: inout DBusMessageIter) throws(DBusError) {
+    static func write(_ value: DBusValue, into iter: inout DBusMessageIter) throws(DBusError) {
         switch value {
         case .byte(let v): try appendBasic(&iter, DBusTypeCode.byte, v)
         case .bool(let v): try appendBasic(&iter, DBusTypeCode.boolean, dbus_bool_t(v ? 1 : 0))
@@ -110,12 +110,12 @@ extension DBusMessage {
         }
     }
 
-    private static func appendBasic<T: BitwiseCopyable>(_ iter: inout DBusMessageIter, _ type: Int32, _ value: T) throws(DBusError) {
+    static func appendBasic<T: BitwiseCopyable>(_ iter: inout DBusMessageIter, _ type: Int32, _ value: T) throws(DBusError) {
         var value = value
         guard dbus_message_iter_append_basic(&iter, type, &value) != 0 else { throw outOfMemory }
     }
 
-    private static func appendString(_ iter: inout DBusMessageIter, _ type: Int32, _ string: String) throws(DBusError) {
+    static func appendString(_ iter: inout DBusMessageIter, _ type: Int32, _ string: String) throws(DBusError) {
         let ok = string.withCString { pointer in
             var pointer: UnsafePointer<CChar>? = pointer
             return dbus_message_iter_append_basic(&iter, type, &pointer)
@@ -123,7 +123,7 @@ extension DBusMessage {
         guard ok != 0 else { throw outOfMemory }
     }
 
-    private static func withContainer(
+    static func withContainer(
         _ iter: inout DBusMessageIter, _ type: Int32, _ signature: String?,
         _ body: (inout DBusMessageIter) throws(DBusError) -> Void
     ) throws(DBusError) {
@@ -141,7 +141,7 @@ extension DBusMessage {
 
     // MARK: Reading
 
-    private static func spend(_ budget: inout Int) throws(DBusError) {
+    static func spend(_ budget: inout Int) throws(DBusError) {
         budget -= 1
         guard budget >= 0 else {
             throw .limitsExceeded("The message holds more than \(maximumValueCount) values; no call of this API needs that many.")
@@ -157,7 +157,7 @@ extension DBusMessage {
         return values
     }
 
-    private static func read(_ iter: inout DBusMessageIter, _ budget: inout Int) throws(DBusError) -> DBusValue {
+    static func read(_ iter: inout DBusMessageIter, _ budget: inout Int) throws(DBusError) -> DBusValue {
         try spend(&budget)
         let type = dbus_message_iter_get_arg_type(&iter)
         switch type {
@@ -223,13 +223,13 @@ extension DBusMessage {
         return .array(elementSignature: element, try readAll(&sub, &budget))
     }
 
-    private static func basic(_ iter: inout DBusMessageIter) -> DBusBasicValue {
+    static func basic(_ iter: inout DBusMessageIter) -> DBusBasicValue {
         var value = DBusBasicValue()
         dbus_message_iter_get_basic(&iter, &value)
         return value
     }
 
-    private static func string(_ iter: inout DBusMessageIter) -> String {
+    static func string(_ iter: inout DBusMessageIter) -> String {
         basic(&iter).str.map { String(cString: $0) } ?? ""
     }
 

@@ -78,6 +78,17 @@ final class DBusMessage: @unchecked Sendable {
         return try created(raw, appending: arguments, on: connection)
     }
 
+    /// A method call whose arguments `write` appends, straight from typed values.
+    static func methodCall(
+        destination: String?, path: String, interface: String?, member: String, on connection: DBusConnection?,
+        write: (inout DBusMessageWriter) throws(DBusError) -> Void
+    ) throws(DBusError) -> DBusMessage {
+        let message = try methodCall(destination: destination, path: path, interface: interface, member: member, arguments: [],
+                                     on: connection)
+        try DBusMessageWriter.write(message, write)
+        return message
+    }
+
     static func signal(
         path: String, interface: String, member: String, destination: String?, arguments: [DBusValue],
         on connection: DBusConnection?

@@ -8,17 +8,35 @@ public struct DBusMethodCall: Sendable {
     /// The caller's unique name (`:1.42`); use it to look up credentials. nil only on a
     /// peer-to-peer connection, never on a bus.
     public let sender: String?
-    /// The signature of `arguments`, e.g. `a{sv}`.
+    /// The signature of the arguments, e.g. `a{sv}`.
     public let signature: String
+    /// The arguments as values; empty for a row that reads them itself as its declaration's types
+    /// (``DBusVTable/Method/init(_:_:)-typed``).
     public let arguments: [DBusValue]
-    /// About how many bytes `arguments` take (see `DBusValue.byteCount`).
-    public var byteCount: Int { arguments.reduce(0) { $0 + $1.byteCount } }
+    /// About how many bytes the arguments take (see `DBusValue.byteCount`), once they are read.
+    public internal(set) var byteCount: Int
+    /// The received message, for a row that reads the arguments itself (only on the connection's queue).
+    let message: DBusMessage
     /// Where the answer goes. The connection completes it from the handler's return value or
     /// thrown error; a handler that returns `.deferred` keeps it and completes it later.
     public let reply: DBusPendingReply
 
     /// A reader over `arguments` that throws `InvalidArgs` on a mismatch.
     public var reader: DBusArgumentReader { DBusArgumentReader(arguments) }
+
+    /// The arguments as `method` declares them, read straight from the message (a secret into a
+    /// ``DBusSecret``, the message's copy zeroed), and this call with their ``byteCount``. Only on
+    /// the connection's queue, once, for a row that reads its own arguments.
+    func decode<each Input: DBusArgument, Output>(
+        _ method: BusMethod<repeat each Input, Output>
+    ) throws(DBusError) -> (call: DBusMethodCall, arguments: (repeat (each Input).Value)) {
+        let (arguments, byteCount) = try DBusMessageReader.read(message) { (reader) throws(DBusError) in
+            (repeat try (each Input).read(from: &reader))
+        }
+        var call = self
+        call.byteCount = byteCount
+        return (call, arguments)
+    }
 
     /// Throws `InvalidArgs` unless the arguments have exactly `expected` as their signature.
     public func requireSignature(_ expected: String) throws(DBusError) {

@@ -25,6 +25,37 @@ public struct DBusProxy: Sendable {
         DBusProxy(interface, on: connection, destination: destination, path: path, timeout: timeout)
     }
 
+    /// Calls `method` with `arguments` and returns its reply, encoded and decoded straight between
+    /// the declared types and the messages. The method must be one of this proxy's interface; a
+    /// reply of another signature than the declared one is `InvalidArgs` naming both.
+    public func call<each Input: DBusArgument, Output: DBusArgument>(
+        _ method: BusMethod<repeat each Input, Output>, _ arguments: repeat (each Input).Value, timeout: Duration? = nil
+    ) async throws -> Output.Value {
+        try declared(method.member)
+        let (destination, path, interface, member) = (destination, path, interface.name, method.member)
+        return try await connection.call(destination: destination, member: member, timeout: timeout ?? self.timeout) { connection throws(DBusError) in
+            try DBusMessage.methodCall(destination: destination, path: path, interface: interface, member: member, on: connection) { (writer) throws(DBusError) in
+                repeat try (each Input).append(each arguments, to: &writer)
+            }
+        } read: { reply throws(DBusError) in
+            let signature = reply.signature
+            guard signature == Output.signature else {
+                throw DBusError(.invalidArgs, "\(interface).\(member) replied (\(signature)), not (\(Output.signature)) as the contract says.")
+            }
+            return try DBusMessageReader.read(reply) { (reader) throws(DBusError) in try Output.read(from: &reader) }
+        }
+    }
+
+    /// Sends `method` flagged NO_REPLY_EXPECTED (the daemon's calls to agents), typed as ``call(_:_:timeout:)``.
+    public func send<each Input: DBusArgument>(_ method: BusMethod<repeat each Input, BusWire.Nothing>, _ arguments: repeat (each Input).Value) throws {
+        try declared(method.member)
+        try connection.send { () throws(DBusError) in
+            try DBusMessage.methodCall(destination: destination, path: path, interface: interface.name, member: method.member, on: connection) { (writer) throws(DBusError) in
+                repeat try (each Input).append(each arguments, to: &writer)
+            }
+        }
+    }
+
     /// Calls `member` and returns the reply, of the declared out signature.
     public func call(_ member: String, _ arguments: [DBusValue] = [], timeout: Duration? = nil) async throws -> [DBusValue] {
         let method = try declared(member, arguments)
@@ -65,6 +96,12 @@ public struct DBusProxy: Sendable {
             throw DBusError(.invalidArgs, "\(interface.name).\(name) is a \(property.access.rawValue) \(property.type) property; cannot set it to \(value.signature).")
         }
         try await connection.setProperty(name, to: value, interface: interface.name, path: path, destination: destination, timeout: timeout)
+    }
+
+    private func declared(_ member: String) throws(DBusError) {
+        guard interface.method(member) != nil else {
+            throw DBusError(.invalidArgs, "\(interface.name) declares no method \(member).")
+        }
     }
 
     private func declared(_ member: String, _ arguments: [DBusValue]) throws(DBusError) -> DBusInterfaceDescription.Method {

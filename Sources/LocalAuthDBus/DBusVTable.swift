@@ -17,14 +17,35 @@ public struct DBusVTable: Sendable {
     public struct Method: Sendable {
         public let name: String
         public let handler: MethodHandler
+        /// Whether the row reads its arguments itself, as its declaration's types: the connection
+        /// then leaves ``DBusMethodCall/arguments`` empty.
+        let readsArguments: Bool
+
+        /// A row that takes the arguments as ``DBusMethodCall/arguments``.
         public init(_ name: String, _ handler: @escaping MethodHandler) {
             self.name = name
             self.handler = handler
+            self.readsArguments = false
+        }
+
+        /// The row of `method`: its arguments are read straight from the message as the
+        /// declaration's types (secrets as ``DBusSecret``s, their message copies zeroed), then
+        /// `handler` runs with them and the call (whose ``DBusMethodCall/byteCount`` counts them).
+        public init<each Input: DBusArgument, Output>(
+            _ method: BusMethod<repeat each Input, Output>,
+            _ handler: @escaping @Sendable (DBusMethodCall, repeat (each Input).Value) throws(DBusError) -> DBusMethodReply
+        ) {
+            self.name = method.member
+            self.readsArguments = true
+            self.handler = { call throws(DBusError) in
+                let (call, arguments) = try call.decode(method)
+                return try handler(call, repeat each arguments)
+            }
         }
     }
 
     public let interface: DBusInterfaceDescription
-    private let methods: [String: MethodHandler]
+    private let methods: [String: Method]
     private let read: PropertyReader?
     private let writers: [String: PropertyWriter]
 
@@ -40,7 +61,7 @@ public struct DBusVTable: Sendable {
         precondition(Set(writers.keys) == writable, "\(interface.name): writers \(writers.keys.sorted()) are not the writable properties \(writable.sorted())")
         precondition((read != nil) == !interface.properties.isEmpty, "\(interface.name): a property reader is needed exactly when it has properties")
         self.interface = interface
-        self.methods = Dictionary(uniqueKeysWithValues: methods.map { ($0.name, $0.handler) })
+        self.methods = Dictionary(uniqueKeysWithValues: methods.map { ($0.name, $0) })
         self.read = read
         self.writers = writers
     }
@@ -51,11 +72,17 @@ public struct DBusVTable: Sendable {
         if let name = call.interface, name != interface.name {
             throw DBusError(.unknownInterface, "This object has no interface \"\(name)\"; it implements \(interface.name).")
         }
-        guard let method = interface.method(call.member), let handler = methods[call.member] else {
+        guard let method = interface.method(call.member), let row = methods[call.member] else {
             throw DBusError(.unknownMethod, "\(interface.name) has no method \"\(call.member)\"; see `gdbus introspect` for the API.")
         }
         try call.requireSignature(method.inputSignature)
-        return try handler(call)
+        return try row.handler(call)
+    }
+
+    /// Whether the row for a call of `member` to `interface` reads its arguments itself.
+    func readsArguments(interface: String?, member: String) -> Bool {
+        guard interface == nil || interface == self.interface.name else { return false }
+        return methods[member]?.readsArguments == true
     }
 
     private func property(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {

@@ -13,11 +13,15 @@ final class ObjectRegistration: @unchecked Sendable {
     /// Where the secret arguments are (see `DBusInterfaceDescription.Argument.isSecret`).
     let interfaces: [DBusInterfaceDescription]
     let handler: DBusMethodHandler
+    /// The table whose typed rows read their own arguments, if the object was registered with one.
+    let table: DBusVTable?
     /// A receive-buffer scrub is queued; it also covers every secret read before it is sent.
     private var scrubQueued = false
 
-    init(connection: DBusConnection, introspectionXML: String?, interfaces: [DBusInterfaceDescription], handler: @escaping DBusMethodHandler) {
+    init(connection: DBusConnection, introspectionXML: String?, interfaces: [DBusInterfaceDescription], table: DBusVTable? = nil,
+         handler: @escaping DBusMethodHandler) {
         self.connection = connection
+        self.table = table
         self.introspectionXML = introspectionXML
         self.interfaces = interfaces
         self.handler = handler
@@ -44,15 +48,18 @@ final class ObjectRegistration: @unchecked Sendable {
         // Each header read makes a Swift string: once per field.
         let (interface, member) = (message.interface, message.member ?? "")
         let reply = DBusPendingReply(call: message, member: member, connection: connection)
+        let secretIndexes = DBusInterfaceDescription.secretArguments(of: member, interface: interface, in: interfaces)
+        // A typed row reads its own arguments; a secret among them is in the receive buffer all the same.
+        let readsArguments = table?.readsArguments(interface: interface, member: member) == true
         let arguments: [DBusValue]
         do {
-            arguments = try message.arguments(secretIndexes: DBusInterfaceDescription.secretArguments(
-                of: member, interface: interface, in: interfaces))
+            arguments = readsArguments ? [] : try message.arguments(secretIndexes: secretIndexes)
         } catch {
             reply.fail(error)
             return DBUS_HANDLER_RESULT_HANDLED
         }
-        if arguments.contains(where: { $0.anySecret != nil }), !scrubQueued {
+        let holdsSecret = readsArguments ? !secretIndexes.isEmpty : arguments.contains(where: { $0.anySecret != nil })
+        if holdsSecret, !scrubQueued {
             scrubQueued = true
             connection.queue.async { [self, weak connection] in
                 scrubQueued = false
@@ -65,7 +72,8 @@ final class ObjectRegistration: @unchecked Sendable {
         }
         let call = DBusMethodCall(
             path: message.path ?? "/", interface: interface, member: member,
-            sender: message.sender, signature: message.signature, arguments: arguments, reply: reply)
+            sender: message.sender, signature: message.signature, arguments: arguments,
+            byteCount: arguments.reduce(0) { $0 + $1.byteCount }, message: message, reply: reply)
         do {
             switch try handler(call) {
             case .values(let values): reply.send(values)

@@ -2,13 +2,15 @@
 import Dispatch
 import CDBus
 
-/// One client call awaiting its reply: the bridge from a libdbus pending call to a continuation.
+/// One client call awaiting its reply: the bridge from a libdbus pending call to whoever decodes
+/// the reply (a ``DBusValue`` list or a typed ``BusMethod`` reply), on the connection's queue.
 ///
 /// All state is confined to the connection's queue. libdbus holds a retained reference as the
 /// notify user data and releases it when the pending call is freed.
 final class PendingCall: @unchecked Sendable {
     private let connection: DBusConnection
-    private var continuation: CheckedContinuation<[DBusValue], any Error>?
+    /// Takes the reply message (not an error reply) or the failure, once.
+    private var deliver: ((Result<DBusMessage, any Error>) -> Void)?
     private var pending: OpaquePointer?
     private var cancelled = false
 
@@ -16,18 +18,16 @@ final class PendingCall: @unchecked Sendable {
         self.connection = connection
     }
 
+    /// Sends the call `message` builds and hands `deliver` its outcome.
     func start(
-        _ continuation: CheckedContinuation<[DBusValue], any Error>,
-        destination: String?, path: String, interface: String?, member: String,
-        arguments: [DBusValue], timeout: Duration
+        _ deliver: @escaping (Result<DBusMessage, any Error>) -> Void, destination: String?, member: String,
+        timeout: Duration, message: () throws(DBusError) -> DBusMessage
     ) {
         connection.queue.precondition()
-        self.continuation = continuation
+        self.deliver = deliver
         guard !cancelled else { return finish(.failure(CancellationError())) }
         do throws(DBusError) {
-            let message = try DBusMessage.methodCall(
-                destination: destination, path: path, interface: interface, member: member, arguments: arguments,
-                on: connection)
+            let message = try message()
             let raw = try connection.openConnection()
             connection.sendHeldBack(to: destination)
             var pending: OpaquePointer?
@@ -77,11 +77,11 @@ final class PendingCall: @unchecked Sendable {
         if reply.kind == .error {
             finish(.failure(reply.asError()))
         } else {
-            finish(Result { () throws(DBusError) in try reply.arguments() })
+            finish(.success(reply))
         }
     }
 
-    private func finish(_ result: Result<[DBusValue], some Error>) {
+    private func finish(_ result: Result<DBusMessage, any Error>) {
         // Unref'ing the pending call may release the last reference to self.
         withExtendedLifetime(self) {
             if let pending {
@@ -89,8 +89,8 @@ final class PendingCall: @unchecked Sendable {
                 connection.outstandingCalls[ObjectIdentifier(self)] = nil
                 dbus_pending_call_unref(pending)
             }
-            continuation?.resume(with: result.mapError { $0 as any Error })
-            continuation = nil
+            deliver?(result)
+            deliver = nil
         }
     }
 

@@ -284,7 +284,7 @@ public final class ProviderBackend: CapturingBackend {
         }
         // The label is stored against the template only if the provider really holds it.
         let listed: [String]
-        do { listed = try await callProvider(owner, "ListTemplates", [.uint32(user)]).first?.strings ?? [] } catch {
+        do { listed = try await callProvider(owner, ProviderMethod.listTemplates, user) } catch {
             throw LocalAuthError(.biometryNotAvailable, "The \(modality.rawValue) provider \(id) did not confirm the new template (\(Self.describe(error))); nothing was enrolled. Try again.")
         }
         guard listed.contains(template) else {
@@ -301,7 +301,7 @@ public final class ProviderBackend: CapturingBackend {
         }
         for template in templates {
             do {
-                _ = try await callProvider(owner, "DeleteTemplate", [.uint32(user), .string(template)])
+                try await callProvider(owner, ProviderMethod.deleteTemplate, user, template)
             } catch let error as DBusError where error.name.rawValue == LocalAuthBusNames.providerErrorPrefix + "UnknownTemplate" {
                 continue
             } catch {
@@ -461,7 +461,7 @@ public final class ProviderBackend: CapturingBackend {
             guard credentials.uid == descriptor.uid else {
                 throw ProviderHello.Refusal(message: "its bus name \(descriptor.busName) is owned by \(owner) (pid \(credentials.pid.map(String.init) ?? "unknown")) with uid \(credentials.uid), not uid \(descriptor.uid) (User=\(descriptor.user) in \(descriptor.path)); an impostor, or a wrong User=")
             }
-            let reply = try await callProvider(owner, "Hello", [.uint32(ProviderProtocol.hostVersion)])
+            let reply = try await callProvider(owner, ProviderMethod.hello, ProviderProtocol.hostVersion)
             let hello = try ProviderHello(reply, expecting: modality)
             let current = state.withLock { state -> Bool in
                 guard state.handshakes == serial, !state.stopped else { return false }
@@ -561,8 +561,8 @@ public final class ProviderBackend: CapturingBackend {
         case .arm(let session, let owner):
             let templates = session.enrolledLabels.compactMap { session.templates[$0] }
             do {
-                _ = try await callProvider(owner, "Arm", [.uint64(session.id), .uint32(session.user), .strings(templates),
-                                                          .vardict(["RequireAttention": .bool(session.requireAttention)])])
+                try await callProvider(owner, ProviderMethod.arm, session.id, session.user, templates,
+                                       ["RequireAttention": .bool(session.requireAttention)])
             } catch {
                 failed("Arm", error, owner: owner, session: session)
                 return
@@ -574,12 +574,12 @@ public final class ProviderBackend: CapturingBackend {
             }
             if startsPinging { Task { await pingWhileArmed() } }
         case .disarm(let session, let owner):
-            do { _ = try await callProvider(owner, "Disarm", [.uint64(session)]) } catch {
+            do { try await callProvider(owner, ProviderMethod.disarm, session) } catch {
                 failed("Disarm", error, owner: owner, session: nil)
             }
         case .cancelEnrollment(let enrollment, let owner):
             // Before the Arm queued after it, so the provider has let the sensor go.
-            _ = try? await callProvider(owner, "EnrollCancel", [.uint64(enrollment)])
+            try? await callProvider(owner, ProviderMethod.enrollCancel, enrollment)
         }
     }
 
@@ -634,18 +634,20 @@ public final class ProviderBackend: CapturingBackend {
         if stillArmed { deliveries.yield((session, .disconnected)) }
     }
 
-    /// Calls `member` of ``LocalAuthInterface/provider`` on the believed connection `owner`,
-    /// through its proxy: arguments and reply are checked against the declaration.
-    private func callProvider(_ owner: String, _ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
+    /// Calls `method` of ``LocalAuthInterface/provider`` on the believed connection `owner`,
+    /// through its proxy: the reply is checked against the declaration.
+    private func callProvider<each Input: DBusArgument, Output: DBusArgument>(
+        _ owner: String, _ method: BusMethod<repeat each Input, Output>, _ arguments: repeat (each Input).Value
+    ) async throws -> Output.Value {
         try await DBusProxy(LocalAuthInterface.provider, on: connection, destination: owner, path: LocalAuthBusNames.providerPath, timeout: timeout)
-            .call(member, arguments)
+            .call(method, repeat each arguments)
     }
 
     private func startEnrollment(_ enrollment: UInt64, user: UInt32, label: String, owner: String) async {
         do {
-            let reply = try await callProvider(owner, "EnrollStart", [.uint64(enrollment), .uint32(user), .string(label)])
-            guard let stages = reply.first?.uint32, reply.count == 1, stages > 0 else {
-                log(.warning, "provider \(id): EnrollStart replied (\(DBusValue.signature(of: reply))), not one stage count above 0")
+            let stages = try await callProvider(owner, ProviderMethod.enrollStart, enrollment, user, label)
+            guard stages > 0 else {
+                log(.warning, "provider \(id): EnrollStart replied 0 stages, not a stage count above 0")
                 endEnrollment(enrollment, cancelAt: owner, .failure(LocalAuthError(.serviceFailure, "The \(modality.rawValue) provider \(id) answered the enrollment request wrongly; its log may say why.")))
                 return
             }
@@ -665,7 +667,7 @@ public final class ProviderBackend: CapturingBackend {
         running.deadline?.cancel()
         running.finish(result)
         if let owner {
-            Task { _ = try? await callProvider(owner, "EnrollCancel", [.uint64(enrollment)]) }
+            Task { try? await callProvider(owner, ProviderMethod.enrollCancel, enrollment) }
         }
     }
 

@@ -23,10 +23,8 @@ struct ProviderHello: Sendable, Hashable {
 
     /// Reads `Hello`'s reply `(u, s, a{sv})`. A version other than the host's, another modality
     /// than the descriptor's, or a capability of the wrong type is refused.
-    init(_ reply: [DBusValue], expecting modality: BiometricModality) throws(Refusal) {
-        guard reply.count == 3, let version = reply[0].uint32, let name = reply[1].string, let capabilities = reply[2].vardict else {
-            throw Refusal(message: "Hello replied (\(DBusValue.signature(of: reply))), not (usa{sv})")
-        }
+    init(_ reply: BusWire.HelloReply.Value, expecting modality: BiometricModality) throws(Refusal) {
+        let (version, name, capabilities) = reply
         // Minor versions are compatible upwards only from the provider's side: it was told the
         // host's version and must answer with at most that, and at least 1.
         guard version >= 1, version <= ProviderProtocol.hostVersion else {

@@ -24,12 +24,14 @@ public final class ProviderHostObject: Sendable {
     /// The ProviderHost's table: one row per member of ``LocalAuthInterface/providerHost``,
     /// answered on the connection's queue. ``admit(_:)`` runs before it.
     public var table: DBusVTable {
-        func row(_ name: String, _ body: @escaping @Sendable (ProviderBackend, inout DBusArgumentReader) throws(DBusError) -> Void) -> DBusVTable.Method {
-            DBusVTable.Method(name) { [self] call throws(DBusError) in
+        func row<each Input: DBusArgument>(
+            _ method: BusMethod<repeat each Input, BusWire.Nothing>,
+            _ body: @escaping @Sendable (ProviderBackend, repeat (each Input).Value) throws(DBusError) -> Void
+        ) -> DBusVTable.Method {
+            DBusVTable.Method(method) { [self] (call, arguments: repeat (each Input).Value) throws(DBusError) in
                 let backend = try registered(call)
-                var arguments = call.reader
                 do throws(DBusError) {
-                    try body(backend, &arguments)
+                    try body(backend, repeat each arguments)
                 } catch {
                     backend.logReport(.warning, "provider \(backend.id): \(call.member) refused: \(error.message)")
                     throw error
@@ -38,15 +40,14 @@ public final class ProviderHostObject: Sendable {
             }
         }
         return DBusVTable(LocalAuthInterface.providerHost, methods: [
-            row("ReportAttempt") { backend, arguments throws(DBusError) in
-                try backend.reportAttempt(session: try arguments.uint64(), result: try arguments.string(), detail: try arguments.string())
+            row(ProviderHostMethod.reportAttempt) { backend, session, result, detail throws(DBusError) in
+                try backend.reportAttempt(session: session, result: result, detail: detail)
             },
-            row("ReportEnrollment") { backend, arguments throws(DBusError) in
-                try backend.reportEnrollment(try arguments.uint64(), status: try arguments.string(), completedStages: try arguments.uint32(),
-                                             detail: try arguments.string())
+            row(ProviderHostMethod.reportEnrollment) { backend, enrollment, status, completedStages, detail throws(DBusError) in
+                try backend.reportEnrollment(enrollment, status: status, completedStages: completedStages, detail: detail)
             },
-            row("ReportAvailability") { backend, arguments throws(DBusError) in
-                backend.reportAvailability(try arguments.bool())
+            row(ProviderHostMethod.reportAvailability) { backend, available throws(DBusError) in
+                backend.reportAvailability(available)
             },
         ])
     }

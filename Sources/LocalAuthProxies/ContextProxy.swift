@@ -16,83 +16,84 @@ public struct ContextProxy: Sendable {
 
     /// Returns when `policy` (an LAPolicy raw value) could be evaluated now; the LAError otherwise.
     public func canEvaluatePolicy(_ policy: UInt32) async throws {
-        _ = try await proxy.call("CanEvaluatePolicy", [.uint32(policy)])
+        try await proxy.call(ContextMethod.canEvaluatePolicy, policy)
     }
 
     /// Returns when the evaluation succeeded; an evaluation may wait for the user as long as
     /// `timeout` allows.
     public func evaluatePolicy(_ policy: UInt32, reason: String, timeout: Duration? = nil) async throws {
-        _ = try await proxy.call("EvaluatePolicy", [.uint32(policy), .string(reason)], timeout: timeout)
+        try await proxy.call(ContextMethod.evaluatePolicy, policy, reason, timeout: timeout)
     }
 
     /// Answers a passcode prompt of the running evaluation (a ``DBusSecret`` or, in tests, a string).
     public func submitPasscode(_ passcode: DBusValue) async throws {
-        _ = try await proxy.call("SubmitPasscode", [passcode])
+        try await proxy.call(ContextMethod.submitPasscode, try DBusProxy.secret(passcode))
     }
 
     /// Takes the fallback of the running evaluation (the user chose the fallback button).
-    public func fallback() async throws { _ = try await proxy.call("Fallback") }
+    public func fallback() async throws { try await proxy.call(ContextMethod.fallback) }
     /// Cancels the running evaluation.
-    public func cancel() async throws { _ = try await proxy.call("Cancel") }
+    public func cancel() async throws { try await proxy.call(ContextMethod.cancel) }
     /// Ends the context: a running evaluation fails, later calls fail, authorized rights end.
-    public func invalidate() async throws { _ = try await proxy.call("Invalidate") }
+    public func invalidate() async throws { try await proxy.call(ContextMethod.invalidate) }
 
     /// Returns when the right's requirement was met; the evaluation may wait for the user as
     /// long as `timeout` allows.
     public func authorizeRight(_ identifier: String, reason: String, timeout: Duration? = nil) async throws {
-        _ = try await proxy.call("AuthorizeRight", [.string(identifier), .string(reason)], timeout: timeout)
+        try await proxy.call(ContextMethod.authorizeRight, identifier, reason, timeout: timeout)
     }
 
     /// Returns when the right saved under `identifier` could be authorized now; the error otherwise.
     public func checkCanAuthorizeRight(_ identifier: String) async throws {
-        _ = try await proxy.call("CheckCanAuthorizeRight", [.string(identifier)])
+        try await proxy.call(ContextMethod.checkCanAuthorizeRight, identifier)
     }
 
     /// Ends this context's authorization of the right (nothing when it is not authorized).
     public func deauthorizeRight(_ identifier: String) async throws {
-        _ = try await proxy.call("DeauthorizeRight", [.string(identifier)])
+        try await proxy.call(ContextMethod.deauthorizeRight, identifier)
     }
 
     /// Returns when `requirement` (an expression, no stored right) was met; the evaluation may
     /// wait for the user as long as `timeout` allows. Options keyed by ``LocalAuthRequirementOption``.
     public func evaluateRequirement(_ requirement: String, reason: String, options: [String: DBusValue] = [:], timeout: Duration? = nil) async throws {
-        _ = try await proxy.call("EvaluateRequirement", [.string(requirement), .string(reason), .vardict(options)], timeout: timeout)
+        try await proxy.call(ContextMethod.evaluateRequirement, requirement, reason, options, timeout: timeout)
     }
 
     /// Returns when `requirement` could be evaluated now. Options keyed by ``LocalAuthRequirementOption``.
     public func canEvaluateRequirement(_ requirement: String, options: [String: DBusValue] = [:]) async throws {
-        _ = try await proxy.call("CanEvaluateRequirement", [.string(requirement), .vardict(options)])
+        try await proxy.call(ContextMethod.canEvaluateRequirement, requirement, options)
     }
 
     /// The secret of a right this context holds authorized.
     public func loadSecret(_ identifier: String) async throws -> [UInt8] {
-        try await proxy.value("LoadSecret", [.string(identifier)], as: \.bytes)
+        try await proxy.call(ContextMethod.loadSecret, identifier)
     }
 
     /// `data` signed with the authorized right's private key and `algorithm`.
     public func sign(_ identifier: String, algorithm: String, data: [UInt8]) async throws -> [UInt8] {
-        try await proxy.value("Sign", [.string(identifier), .string(algorithm), .bytes(data)], as: \.bytes)
+        try await proxy.call(ContextMethod.sign, identifier, algorithm, data)
     }
 
     /// `ciphertext` decrypted with the authorized right's private key and an ECIES `algorithm`.
     public func decrypt(_ identifier: String, algorithm: String, ciphertext: [UInt8]) async throws -> [UInt8] {
-        try await proxy.value("Decrypt", [.string(identifier), .string(algorithm), .bytes(ciphertext)], as: \.bytes)
+        try await proxy.call(ContextMethod.decrypt, identifier, algorithm, ciphertext)
     }
 
     /// The shared secret of the authorized right's private key and `publicKey` (X9.63) with
     /// `algorithm`. Parameters keyed by ``LocalAuthExchangeKeysParameter``.
     public func exchangeKeys(_ identifier: String, publicKey: [UInt8], algorithm: String, parameters: [String: DBusValue] = [:]) async throws -> [UInt8] {
-        try await proxy.value("ExchangeKeys", [.string(identifier), .bytes(publicKey), .string(algorithm), .vardict(parameters)], as: \.bytes)
+        try await proxy.call(ContextMethod.exchangeKeys, identifier, publicKey, algorithm, parameters)
     }
 
     /// Root only: the stored login password after a fresh biometric match of this context.
-    public func releaseLoginPassword() async throws -> DBusValue {
-        try await proxy.call("ReleaseLoginPassword")[0]
+    /// The reply's copy is wiped as it is read; the returned secret wipes itself when released.
+    public func releaseLoginPassword() async throws -> DBusSecret {
+        try await proxy.call(ContextMethod.releaseLoginPassword)
     }
 
     /// Root only: removes the login password this context released (the keyring service refused it).
     public func discardLoginPassword() async throws {
-        _ = try await proxy.call("DiscardLoginPassword")
+        try await proxy.call(ContextMethod.discardLoginPassword)
     }
 
     /// The context's property `name`.

@@ -2,17 +2,6 @@
 import LocalAuthDBus
 
 extension DBusProxy {
-    /// Calls `member` and returns its first reply value as `decode` reads it. A reply it cannot
-    /// read is `InvalidArgs` naming the member, as a reply of another signature is in ``call(_:_:timeout:)``.
-    func value<Value>(_ member: String, _ arguments: [DBusValue] = [], timeout: Duration? = nil,
-                      as decode: (DBusValue) -> Value?) async throws -> Value {
-        let reply = try await call(member, arguments, timeout: timeout)
-        guard let value = reply.first.flatMap(decode) else {
-            throw DBusError(.invalidArgs, "\(interface.name).\(member) replied (\(DBusValue.signature(of: reply))), which is not the value the contract says.")
-        }
-        return value
-    }
-
     /// The property `name` as `decode` reads it; one it cannot read is `InvalidArgs` naming it.
     func property<Value>(_ name: String, as decode: (DBusValue) -> Value?) async throws -> Value {
         let value = try await property(name)
@@ -20,5 +9,13 @@ extension DBusProxy {
             throw DBusError(.invalidArgs, "\(interface.name).\(name) is \(value.signature), which is not the value the contract says.")
         }
         return decoded
+    }
+
+    /// A passcode or password argument given as a ``DBusValue``: a ``DBusSecret`` as it is, a plain
+    /// string (tests, callers that already hold one) copied into one. Anything else is `InvalidArgs`.
+    static func secret(_ value: DBusValue) throws(DBusError) -> DBusSecret {
+        if let secret = value.secret { return secret }
+        guard let string = value.string else { throw .invalidArgs("a passcode is a string, not \(value.signature)") }
+        return DBusSecret(copying: string.utf8)
     }
 }

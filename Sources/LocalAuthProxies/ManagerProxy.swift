@@ -12,70 +12,67 @@ public struct ManagerProxy: Sendable {
 
     /// The new context's object path.
     public func createContext(options: [String: DBusValue] = [:]) async throws -> String {
-        try await proxy.call("CreateContext", [.vardict(options)])[0].objectPath!
+        try await proxy.call(ManagerMethod.createContext, options)
     }
 
     /// Keyed by ``LocalAuthUserStateKey``.
     public func userState() async throws -> [String: DBusValue] {
-        try await proxy.call("GetUserState")[0].vardict!
+        try await proxy.call(ManagerMethod.getUserState)
     }
 
     /// Passcodes are `s` arguments: a ``DBusSecret`` (wiped when released) or a plain string in tests.
     public func setPasscode(current: DBusValue, new: DBusValue) async throws {
-        _ = try await proxy.call("SetPasscode", [current, new])
+        try await proxy.call(ManagerMethod.setPasscode, try DBusProxy.secret(current), try DBusProxy.secret(new))
     }
 
     public func removePasscode(current: DBusValue) async throws {
-        _ = try await proxy.call("RemovePasscode", [current])
+        try await proxy.call(ManagerMethod.removePasscode, try DBusProxy.secret(current))
     }
 
     public func enroll(modality: String, label: String, passcode: DBusValue, timeout: Duration? = nil) async throws {
-        _ = try await proxy.call("Enroll", [.string(modality), .string(label), passcode], timeout: timeout)
+        try await proxy.call(ManagerMethod.enroll, modality, label, try DBusProxy.secret(passcode), timeout: timeout)
     }
 
     public func unenroll(modality: String, label: String, passcode: DBusValue) async throws {
-        _ = try await proxy.call("Unenroll", [.string(modality), .string(label), passcode])
+        try await proxy.call(ManagerMethod.unenroll, modality, label, try DBusProxy.secret(passcode))
     }
 
     public func setRequireAttention(_ enabled: Bool, passcode: DBusValue) async throws {
-        _ = try await proxy.call("SetRequireAttention", [.bool(enabled), passcode])
+        try await proxy.call(ManagerMethod.setRequireAttention, enabled, try DBusProxy.secret(passcode))
     }
 
     public func resetLockout(uid: UInt32) async throws {
-        _ = try await proxy.call("ResetLockout", [.uint32(uid)])
+        try await proxy.call(ManagerMethod.resetLockout, uid)
     }
 
     public func cancelEnrollment() async throws {
-        _ = try await proxy.call("CancelEnrollment")
+        try await proxy.call(ManagerMethod.cancelEnrollment)
     }
 
     public func registerAgent(locale: String, options: [String: DBusValue] = [:]) async throws {
-        _ = try await proxy.call("RegisterAgent", [.string(locale), .vardict(options)])
+        try await proxy.call(ManagerMethod.registerAgent, locale, options)
     }
 
     public func unregisterAgent() async throws {
-        _ = try await proxy.call("UnregisterAgent")
+        try await proxy.call(ManagerMethod.unregisterAgent)
     }
 
     public func agentResponse(cookie: String, response: String, passcode: DBusValue) async throws {
-        _ = try await proxy.call("AgentResponse", [.string(cookie), .string(response), passcode])
+        try await proxy.call(ManagerMethod.agentResponse, cookie, response, try DBusProxy.secret(passcode))
     }
 
     /// Application identity → allowed.
     public func faceConsents() async throws -> [(app: String, allowed: Bool)] {
-        (try await proxy.call("GetFaceConsents")[0].arrayElements ?? []).compactMap { element in
-            guard let fields = element.structure, let app = fields[0].string, let allowed = fields[1].bool else { return nil }
-            return (app, allowed)
-        }
+        try await proxy.call(ManagerMethod.getFaceConsents)
     }
 
     public func setFaceConsent(app: String, allowed: Bool, passcode: DBusValue) async throws {
-        _ = try await proxy.call("SetFaceConsent", [.string(app), .bool(allowed), passcode])
+        try await proxy.call(ManagerMethod.setFaceConsent, app, allowed, try DBusProxy.secret(passcode))
     }
 
     /// `GetBackends`: the `Backends` property's value, `a(ssba{sv})`.
     public func backends() async throws -> DBusValue {
-        try await proxy.call("GetBackends")[0]
+        try await proxy.call(ManagerMethod.getBackends)
     }
 
     public func version() async throws -> String {

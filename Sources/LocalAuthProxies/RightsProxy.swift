@@ -17,64 +17,56 @@ public struct RightsProxy: Sendable {
     /// The secret is sent as a ``DBusValue/secretBytes(_:)`` (the message's copy is wiped once
     /// sent); the caller wipes its own.
     public func saveRight(_ identifier: String, requirement: String, secret: [UInt8] = [], options: [String: DBusValue] = [:]) async throws -> [String: DBusValue] {
-        try await proxy.value("SaveRight", [.string(identifier), .string(requirement), .secretBytes(DBusSecret(copying: secret)), .vardict(options)], as: \.vardict)
+        try await proxy.call(RightsMethod.saveRight, identifier, requirement, DBusSecret(copying: secret), options)
     }
 
     /// The caller's right saved under `identifier` (`RightNotFound` when its application has none).
     public func right(_ identifier: String) async throws -> [String: DBusValue] {
-        try await proxy.value("GetRight", [.string(identifier)], as: \.vardict)
+        try await proxy.call(RightsMethod.getRight, identifier)
     }
 
     /// `(application, identifier)` pairs, sorted; `allApplications` needs an unconfined caller.
     public func rights(allApplications: Bool = false) async throws -> [(application: String, identifier: String)] {
-        try await proxy.value("ListRights", [.bool(allApplications)]) { reply in
-            guard let elements = reply.arrayElements else { return nil }
-            var pairs: [(application: String, identifier: String)] = []
-            for element in elements {
-                guard let fields = element.structure, fields.count == 2, let application = fields[0].string, let identifier = fields[1].string else { return nil }
-                pairs.append((application, identifier))
-            }
-            return pairs
-        }
+        try await proxy.call(RightsMethod.listRights, allApplications)
     }
 
     /// Removes the caller's right saved under `identifier` (`RightNotFound` when none).
     public func removeRight(_ identifier: String) async throws {
-        _ = try await proxy.call("RemoveRight", [.string(identifier)])
+        try await proxy.call(RightsMethod.removeRight, identifier)
     }
 
     /// Removes every right of the caller's application.
     public func removeAllRights() async throws {
-        _ = try await proxy.call("RemoveAllRights")
+        try await proxy.call(RightsMethod.removeAllRights)
     }
 
     /// Removes another application's right of the caller's user; unconfined callers only, the
     /// passcode checked and counted. The passcode is an `s` argument: a ``DBusSecret`` (wiped
     /// when released) or a plain string in tests.
     public func removeApplicationRight(application: String, identifier: String, passcode: DBusValue) async throws {
-        _ = try await proxy.call("RemoveApplicationRight", [.string(application), .string(identifier), passcode])
+        try await proxy.call(RightsMethod.removeApplicationRight, application, identifier, try DBusProxy.secret(passcode))
     }
 
     /// Encrypts `plaintext` to `publicKey` (X9.63) with an ECIES `algorithm`; no authorization
     /// needed. The plaintext is sent as a ``DBusValue/secretBytes(_:)``, as SaveRight's secret.
     public func encrypt(publicKey: [UInt8], algorithm: String, plaintext: [UInt8]) async throws -> [UInt8] {
-        try await proxy.value("Encrypt", [.bytes(publicKey), .string(algorithm), .secretBytes(DBusSecret(copying: plaintext))], as: \.bytes)
+        try await proxy.call(RightsMethod.encrypt, publicKey, algorithm, DBusSecret(copying: plaintext))
     }
 
     /// Whether `signature` is `publicKey`'s (X9.63) signature of `signedData` with `algorithm`.
     public func verify(publicKey: [UInt8], algorithm: String, signedData: [UInt8], signature: [UInt8]) async throws -> Bool {
-        try await proxy.value("Verify", [.bytes(publicKey), .string(algorithm), .bytes(signedData), .bytes(signature)], as: \.bool)
+        try await proxy.call(RightsMethod.verify, publicKey, algorithm, signedData, signature)
     }
 
     /// Stores (or replaces) the caller's login password for the login keyring; unconfined callers
     /// only. The password is an `s` argument: a ``DBusSecret`` (wiped when released) or a plain string in tests.
     public func storeLoginPassword(_ password: DBusValue) async throws {
-        _ = try await proxy.call("StoreLoginPassword", [password])
+        try await proxy.call(RightsMethod.storeLoginPassword, try DBusProxy.secret(password))
     }
 
     /// Removes the caller's stored login password (`RightNotFound` when none).
     public func removeLoginPassword() async throws {
-        _ = try await proxy.call("RemoveLoginPassword")
+        try await proxy.call(RightsMethod.removeLoginPassword)
     }
 
     /// `tpm2` or `wrapping-key`; empty when the daemon could not open its vault.

@@ -10,16 +10,16 @@ public struct SimulatorProxy: Sendable {
         proxy = DBusProxy(LocalAuthInterface.simulator, on: connection, destination: destination, path: LocalAuthBusNames.simulatorPath, timeout: timeout)
     }
 
-    public func touch(_ finger: String) async throws { _ = try await proxy.call("Touch", [.string(finger)]) }
-    public func fingerprintRetry(_ reason: String) async throws { _ = try await proxy.call("FingerprintRetry", [.string(reason)]) }
+    public func touch(_ finger: String) async throws { try await proxy.call(SimulatorMethod.touch, finger) }
+    public func fingerprintRetry(_ reason: String) async throws { try await proxy.call(SimulatorMethod.fingerprintRetry, reason) }
     public func presentFace(_ appearance: String, attentive: Bool) async throws {
-        _ = try await proxy.call("PresentFace", [.string(appearance), .bool(attentive)])
+        try await proxy.call(SimulatorMethod.presentFace, appearance, attentive)
     }
     public func setConnected(_ modality: String, _ connected: Bool) async throws {
-        _ = try await proxy.call("SetConnected", [.string(modality), .bool(connected)])
+        try await proxy.call(SimulatorMethod.setConnected, modality, connected)
     }
-    public func pressCancel() async throws { _ = try await proxy.call("PressCancel") }
-    public func pressFallback() async throws { _ = try await proxy.call("PressFallback") }
-    public func reset() async throws { _ = try await proxy.call("Reset") }
+    public func pressCancel() async throws { try await proxy.call(SimulatorMethod.pressCancel) }
+    public func pressFallback() async throws { try await proxy.call(SimulatorMethod.pressFallback) }
+    public func reset() async throws { try await proxy.call(SimulatorMethod.reset) }
     public func pending() async throws -> UInt32 { try await proxy.property("Pending").uint32! }
 }

@@ -26,25 +26,25 @@ struct AgentCaller: AgentObserver {
             fields[.faceConsentQuestion] = .string(question)
         }
         let encoded = Dictionary(uniqueKeysWithValues: fields.map { ($0.key.rawValue, $0.value) })
-        send("BeginAuthentication", [.string(request.handle), .string(request.cookie), .vardict(encoded)], to: agent)
+        try? proxy(agent).send(AgentMethod.beginAuthentication, request.handle, request.cookie, encoded)
     }
 
     func agentUpdate(_ update: AgentUpdate, agent: ClientID) {
-        send("UpdateAuthentication", [.string(update.handle), .string(update.cookie), .vardict([
+        try? proxy(agent).send(AgentMethod.updateAuthentication, update.handle, update.cookie, [
             LocalAuthAgentUpdateKey.kind.rawValue: .string(update.kind),
             LocalAuthAgentUpdateKey.advice.rawValue: .string(update.advice),
             LocalAuthAgentUpdateKey.sensors.rawValue: .strings(update.sensors.sorted().map(\.rawValue)),
             LocalAuthAgentUpdateKey.message.rawValue: .string(update.message),
-        ])], to: agent)
+        ])
     }
 
     func agentEnd(handle: String, result: String, agent: ClientID) {
-        send("EndAuthentication", [.string(handle), .string(result)], to: agent)
+        try? proxy(agent).send(AgentMethod.endAuthentication, handle, result)
     }
 
-    private func send(_ member: String, _ arguments: [DBusValue], to agent: ClientID) {
-        // An agent that left is dropped by the engine when the bus says so; until then sends fail quietly.
-        try? DBusProxy(LocalAuthInterface.agent, on: connection, destination: agent.rawValue, path: LocalAuthBusNames.agentPath)
-            .send(member, arguments)
+    /// The agent's object. An agent that left is dropped by the engine when the bus says so; until
+    /// then sends to it fail quietly (`try?`).
+    private func proxy(_ agent: ClientID) -> DBusProxy {
+        DBusProxy(LocalAuthInterface.agent, on: connection, destination: agent.rawValue, path: LocalAuthBusNames.agentPath)
     }
 }

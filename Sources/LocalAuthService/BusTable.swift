@@ -4,8 +4,10 @@ import LocalAuthDBus
 
 /// Builds the rows of the daemon's ``DBusVTable``s: each queued row runs in its sender's queue
 /// (``CallerDirectory``), passes the ``AccessStage`` for what it declares it needs, then its
-/// handler. A row's `decode` runs first, on the connection's queue, after the table checked the
-/// signature: it reads the typed arguments and validates them (a refusal there changes nothing).
+/// handler. Every row is its method's ``BusMethod`` declaration (the one the client proxies call
+/// through); its arguments arrive as the declared types, read straight from the message on the
+/// connection's queue after the table checked the signature. A row's `decode` runs first, there:
+/// it validates them (a refusal there changes nothing) and returns the work to queue.
 /// An engine row (``engineMethod(_:needs:_:)``), and a row that uses ``answer(_:needs:_:)`` or
 /// ``immediateCaller(_:needs:)``, is answered at once where it was read when its sender has
 /// nothing queued, its identity is known and the stage would grant it without asking anyone.
@@ -13,21 +15,22 @@ struct BusTable: Sendable {
     /// What a row does once its caller is known and admitted; returns the reply values, or nil
     /// when it answers the call's reply itself later.
     typealias Body = @Sendable (BusCaller) async throws -> [DBusValue]?
-    typealias Decode = @Sendable (DBusMethodCall, inout DBusArgumentReader) throws(DBusError) -> Body
+
     /// What an engine row does, in the engine's isolation: synchronous, so that it can run where
     /// the call was read. Returns the reply values, or nil when it answers the call's reply itself.
     typealias EngineBody = @Sendable (isolated PolicyEngine, BusCaller) throws -> [DBusValue]?
-    typealias EngineDecode = @Sendable (DBusMethodCall, inout DBusArgumentReader) throws(DBusError) -> EngineBody
 
     let directory: CallerDirectory
     let stage: AccessStage
 
     /// A row queued behind the sender's earlier calls.
-    func method(_ name: String, needs access: BusAccess, _ decode: @escaping Decode) -> DBusVTable.Method {
+    func method<each Input: DBusArgument, Output>(
+        _ method: BusMethod<repeat each Input, Output>, needs access: BusAccess,
+        _ decode: @escaping @Sendable (DBusMethodCall, repeat (each Input).Value) throws(DBusError) -> Body
+    ) -> DBusVTable.Method {
         let (directory, stage) = (self.directory, self.stage)
-        return DBusVTable.Method(name) { call throws(DBusError) in
-            var arguments = call.reader
-            let body = try decode(call, &arguments)
+        return DBusVTable.Method(method) { (call, arguments: repeat (each Input).Value) throws(DBusError) in
+            let body = try decode(call, repeat each arguments)
             return Self.respond(call, directory, stage, access, body)
         }
     }
@@ -35,11 +38,13 @@ struct BusTable: Sendable {
     /// A row that is synchronous engine work, for a caller the stage admits without asking
     /// (``BusAccess/anyone``, ``BusAccess/contextOwner``, ``BusAccess/identifiedApp``): answered as
     /// ``answer(_:needs:_:)`` does.
-    func engineMethod(_ name: String, needs access: BusAccess, _ decode: @escaping EngineDecode) -> DBusVTable.Method {
-        precondition([.anyone, .contextOwner, .identifiedApp].contains(access), "\(name): an engine row cannot wait for an authorization")
-        return DBusVTable.Method(name) { [self] call throws(DBusError) in
-            var arguments = call.reader
-            let body = try decode(call, &arguments)
+    func engineMethod<each Input: DBusArgument, Output>(
+        _ method: BusMethod<repeat each Input, Output>, needs access: BusAccess,
+        _ decode: @escaping @Sendable (DBusMethodCall, repeat (each Input).Value) throws(DBusError) -> EngineBody
+    ) -> DBusVTable.Method {
+        precondition([.anyone, .contextOwner, .identifiedApp].contains(access), "\(method.member): an engine row cannot wait for an authorization")
+        return DBusVTable.Method(method) { [self] (call, arguments: repeat (each Input).Value) throws(DBusError) in
+            let body = try decode(call, repeat each arguments)
             return try answer(call, needs: access, body)
         }
     }
@@ -101,8 +106,8 @@ struct BusTable: Sendable {
 
     /// A row answered at once on the connection's queue, not queued behind the sender's calls;
     /// open to anyone (it can only concern the calling connection itself).
-    func immediate(_ name: String, _ handler: @escaping DBusVTable.MethodHandler) -> DBusVTable.Method {
-        DBusVTable.Method(name, handler)
+    func immediate<Output>(_ method: BusMethod<Output>, _ handler: @escaping DBusVTable.MethodHandler) -> DBusVTable.Method {
+        DBusVTable.Method(method, handler)
     }
 
     /// `Get`/`GetAll` from every property's value, read in the sender's queue after the stage.

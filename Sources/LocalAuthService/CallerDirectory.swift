@@ -31,8 +31,13 @@ final class CallerDirectory: Sendable {
     typealias Log = @Sendable (AuditEntry.Severity, String) -> Void
     typealias Usage = RequestQueueLimits.Usage
 
-    private let connection: DBusConnection
     typealias Identify = @Sendable (UInt32?) -> Result<AppIdentity, ProcessIdentity.Unknown>
+    /// Asks the bus who a unique name is (`GetConnectionCredentials`).
+    typealias Credentials = @Sendable (String) async throws -> DBusCredentials
+
+    private let credentials: Credentials
+    /// Where the senders' queue tasks run: the connection's loop, which is the engine's executor.
+    private let executor: (any TaskExecutor)?
 
     private let identify: Identify
     private let limits: RequestQueueLimits
@@ -144,8 +149,16 @@ final class CallerDirectory: Sendable {
 
     /// `identify` gives the app identity of a process id (``BusCaller/app``); a sender whose
     /// identity it cannot give is logged once, with the reason.
-    init(connection: DBusConnection, identify: @escaping Identify, limits: RequestQueueLimits, log: @escaping Log) {
-        self.connection = connection
+    convenience init(connection: DBusConnection, identify: @escaping Identify, limits: RequestQueueLimits, log: @escaping Log) {
+        self.init(credentials: { try await connection.credentials(of: $0) }, executor: connection.queue, identify: identify, limits: limits, log: log)
+    }
+
+    /// A directory that learns who senders are from `credentials` and runs their queues on
+    /// `executor` (the unit tests' seam: no bus).
+    init(credentials: @escaping Credentials, executor: (any TaskExecutor)?, identify: @escaping Identify, limits: RequestQueueLimits,
+         log: @escaping Log) {
+        self.credentials = credentials
+        self.executor = executor
         self.identify = identify
         self.limits = limits
         self.log = log
@@ -218,7 +231,7 @@ final class CallerDirectory: Sendable {
     /// engine and answered on the thread that read it, with no hand-off unless it waits for something.
     private func enqueue(_ entry: Entry, on queue: SenderQueue, of sender: String) {
         guard queue.push(entry) else { return }
-        Task(executorPreference: connection.queue) { [self] in
+        Task(executorPreference: executor) { [self] in
             while let entry = queue.next() { await run(entry, of: sender, from: queue) }
         }
     }
@@ -231,7 +244,7 @@ final class CallerDirectory: Sendable {
             return
         }
         do {
-            let credentials = try await connection.credentials(of: sender)
+            let credentials = try await self.credentials(sender)
             let app = identify(credentials.pid)
             if case .failure(let unknown) = app {
                 log(.warning, "Client \(sender) (uid \(credentials.uid)) could not be identified as an app: \(unknown). "

@@ -21,8 +21,8 @@ struct ContextObject: Sendable {
                 }
             }
         }
-        func plain(_ name: String, _ action: @escaping @Sendable (isolated PolicyEngine, ContextID, ClientID) throws -> Void) -> DBusVTable.Method {
-            rows.engineMethod(name, needs: .contextOwner) { call, _ throws(DBusError) in
+        func plain(_ method: BusMethod<BusWire.Nothing>, _ action: @escaping @Sendable (isolated PolicyEngine, ContextID, ClientID) throws -> Void) -> DBusVTable.Method {
+            rows.engineMethod(method, needs: .contextOwner) { call throws(DBusError) in
                 let id = try Self.id(call)
                 return { engine, bus in
                     try action(engine, id, bus.caller.client)
@@ -31,18 +31,17 @@ struct ContextObject: Sendable {
             }
         }
         return DBusVTable(LocalAuthInterface.context, methods: [
-            rows.engineMethod("CanEvaluatePolicy", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod(ContextMethod.canEvaluatePolicy, needs: .contextOwner) { call, rawPolicy throws(DBusError) in
                 let id = try Self.id(call)
-                let policy = try Self.policy(try arguments.uint32())
+                let policy = try Self.policy(rawPolicy)
                 return { engine, bus in
                     try engine.canEvaluatePolicy(policy, context: id, caller: bus.caller.client)
                     return []
                 }
             },
-            rows.engineMethod("EvaluatePolicy", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod(ContextMethod.evaluatePolicy, needs: .contextOwner) { call, rawPolicy, reason throws(DBusError) in
                 let id = try Self.id(call)
-                let policy = try Self.policy(try arguments.uint32())
-                let reason = try arguments.string()
+                let policy = try Self.policy(rawPolicy)
                 let reply = call.reply
                 return { engine, bus in
                     engine.beginEvaluation(policy, reason: reason, context: id, caller: bus.caller.client) { result in
@@ -54,48 +53,42 @@ struct ContextObject: Sendable {
                     return nil
                 }
             },
-            rows.method("SubmitPasscode", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.method(ContextMethod.submitPasscode, needs: .contextOwner) { call, secret throws(DBusError) in
                 let id = try Self.id(call)
-                let passcode = Passcode(try arguments.secret())
+                let passcode = Passcode(secret)
                 return { bus in
                     try await engine.submitPasscode(passcode, context: id, caller: bus.caller.client)
                     return []
                 }
             },
-            plain("Fallback") { try $0.fallback(context: $1, caller: $2) },
-            plain("Cancel") { try $0.cancel(context: $1, caller: $2) },
-            plain("Invalidate") { try $0.invalidate(context: $1, caller: $2) },
-            rows.engineMethod("AuthorizeRight", needs: .contextOwner) { call, arguments throws(DBusError) in
+            plain(ContextMethod.fallback) { try $0.fallback(context: $1, caller: $2) },
+            plain(ContextMethod.cancel) { try $0.cancel(context: $1, caller: $2) },
+            plain(ContextMethod.invalidate) { try $0.invalidate(context: $1, caller: $2) },
+            rows.engineMethod(ContextMethod.authorizeRight, needs: .contextOwner) { call, identifier, reason throws(DBusError) in
                 let id = try Self.id(call)
-                let identifier = try arguments.string()
-                let reason = try arguments.string()
                 let reply = call.reply
                 return { engine, bus in
                     engine.beginRightAuthorization(identifier, reason: reason, context: id, caller: bus.caller.client) { Self.answer(reply, $0) }
                     return nil
                 }
             },
-            rows.engineMethod("CheckCanAuthorizeRight", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod(ContextMethod.checkCanAuthorizeRight, needs: .contextOwner) { call, identifier throws(DBusError) in
                 let id = try Self.id(call)
-                let identifier = try arguments.string()
                 return { engine, bus in
                     try engine.checkCanAuthorizeRight(identifier, context: id, caller: bus.caller.client)
                     return []
                 }
             },
-            rows.engineMethod("DeauthorizeRight", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod(ContextMethod.deauthorizeRight, needs: .contextOwner) { call, identifier throws(DBusError) in
                 let id = try Self.id(call)
-                let identifier = try arguments.string()
                 return { engine, bus in
                     try engine.deauthorizeRight(identifier, context: id, caller: bus.caller.client)
                     return []
                 }
             },
-            rows.engineMethod("EvaluateRequirement", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod(ContextMethod.evaluateRequirement, needs: .contextOwner) { call, requirement, reason, options throws(DBusError) in
                 let id = try Self.id(call)
-                let requirement = try arguments.string()
-                let reason = try arguments.string()
-                let domainState = try Self.domainState(try arguments.vardict())
+                let domainState = try Self.domainState(options)
                 let reply = call.reply
                 return { engine, bus in
                     engine.beginRequirementEvaluation(requirement, domainState: domainState, reason: reason, context: id,
@@ -103,55 +96,44 @@ struct ContextObject: Sendable {
                     return nil
                 }
             },
-            rows.engineMethod("CanEvaluateRequirement", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod(ContextMethod.canEvaluateRequirement, needs: .contextOwner) { call, requirement, options throws(DBusError) in
                 let id = try Self.id(call)
-                let requirement = try arguments.string()
-                let domainState = try Self.domainState(try arguments.vardict())
+                let domainState = try Self.domainState(options)
                 return { engine, bus in
                     try engine.canEvaluateRequirement(requirement, domainState: domainState, context: id, caller: bus.caller.client)
                     return []
                 }
             },
-            rows.engineMethod("LoadSecret", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod(ContextMethod.loadSecret, needs: .contextOwner) { call, identifier throws(DBusError) in
                 let id = try Self.id(call)
-                let identifier = try arguments.string()
                 return { engine, bus in [Self.bytes(try engine.loadSecret(identifier, context: id, caller: bus.caller.client))] }
             },
-            rows.engineMethod("Sign", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod(ContextMethod.sign, needs: .contextOwner) { call, identifier, algorithm, data throws(DBusError) in
                 let id = try Self.id(call)
-                let identifier = try arguments.string()
-                let algorithm = try arguments.string()
-                let data = try arguments.bytes()
                 return { engine, bus in [.bytes(try engine.sign(identifier, algorithm: algorithm, data: data, context: id, caller: bus.caller.client))] }
             },
-            rows.engineMethod("Decrypt", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod(ContextMethod.decrypt, needs: .contextOwner) { call, identifier, algorithm, ciphertext throws(DBusError) in
                 let id = try Self.id(call)
-                let identifier = try arguments.string()
-                let algorithm = try arguments.string()
-                let ciphertext = try arguments.bytes()
                 return { engine, bus in
                     [Self.bytes(try engine.decrypt(identifier, algorithm: algorithm, ciphertext: ciphertext, context: id, caller: bus.caller.client))]
                 }
             },
-            rows.engineMethod("ExchangeKeys", needs: .contextOwner) { call, arguments throws(DBusError) in
+            rows.engineMethod(ContextMethod.exchangeKeys, needs: .contextOwner) { call, identifier, peer, algorithm, rawParameters throws(DBusError) in
                 let id = try Self.id(call)
-                let identifier = try arguments.string()
-                let peer = try arguments.bytes()
-                let algorithm = try arguments.string()
-                let parameters = try Self.exchangeParameters(try arguments.vardict())
+                let parameters = try Self.exchangeParameters(rawParameters)
                 return { engine, bus in
                     [Self.bytes(try engine.exchangeKeys(identifier, peerPublicKey: peer, algorithm: algorithm, requestedSize: parameters.requestedSize,
                                                         sharedInfo: parameters.sharedInfo, context: id, caller: bus.caller.client))]
                 }
             },
-            rows.engineMethod("ReleaseLoginPassword", needs: .contextOwner) { call, _ throws(DBusError) in
+            rows.engineMethod(ContextMethod.releaseLoginPassword, needs: .contextOwner) { call throws(DBusError) in
                 let id = try Self.id(call)
                 return { engine, bus in
                     let password = try engine.releaseLoginPassword(context: id, caller: bus.caller.client)
                     return [.secret(password.withBytes { DBusSecret(copying: $0) })]
                 }
             },
-            rows.method("DiscardLoginPassword", needs: .contextOwner) { call, _ throws(DBusError) in
+            rows.method(ContextMethod.discardLoginPassword, needs: .contextOwner) { call throws(DBusError) in
                 let id = try Self.id(call)
                 return { bus in
                     try await engine.discardLoginPassword(context: id, caller: bus.caller.client)

@@ -16,9 +16,8 @@ struct ManagerObject: Sendable {
         let (engine, observer, enrollments) = (self.engine, self.observer, self.enrollments)
         let stage = rows.stage
         return DBusVTable(LocalAuthInterface.manager, methods: [
-            DBusVTable.Method("CreateContext") { call throws(DBusError) in
-                var arguments = call.reader
-                let request = try ContextOptionsDecoder.decode(try arguments.vardict())
+            DBusVTable.Method(ManagerMethod.createContext) { call, rawOptions throws(DBusError) in
+                let request = try ContextOptionsDecoder.decode(rawOptions)
                 @Sendable func options(_ bus: BusCaller) -> ContextOptions {
                     var options = request.options
                     options.appIdentity = try? bus.app.get().id
@@ -37,31 +36,29 @@ struct ManagerObject: Sendable {
                     return reply(try await engine.createContext(for: bus.caller, options: options(bus)))
                 }
             },
-            rows.method("GetUserState", needs: .anyone) { _, _ in
+            rows.method(ManagerMethod.getUserState, needs: .anyone) { _ in
                 { bus in
                     observer.watchUserState(bus.caller.client, uid: bus.caller.uid)
                     return [Self.encode(await engine.userState(of: bus.caller.uid))]
                 }
             },
-            rows.method("SetPasscode", needs: .unconfinedApp) { _, arguments throws(DBusError) in
-                let current = Passcode(try arguments.secret()), new = Passcode(try arguments.secret())
+            rows.method(ManagerMethod.setPasscode, needs: .unconfinedApp) { _, currentSecret, newSecret throws(DBusError) in
+                let current = Passcode(currentSecret), new = Passcode(newSecret)
                 return { bus in
                     try await engine.setPasscode(current: current, new: new, caller: bus.caller)
                     return []
                 }
             },
-            rows.method("RemovePasscode", needs: .unconfinedApp) { _, arguments throws(DBusError) in
-                let current = Passcode(try arguments.secret())
+            rows.method(ManagerMethod.removePasscode, needs: .unconfinedApp) { _, secret throws(DBusError) in
+                let current = Passcode(secret)
                 return { bus in
                     try await engine.removePasscode(current: current, caller: bus.caller)
                     return []
                 }
             },
-            DBusVTable.Method("Enroll") { call throws(DBusError) in
-                var arguments = call.reader
-                let modality = try Self.modality(try arguments.string())
-                let label = try arguments.string()
-                let passcode = Passcode(try arguments.secret())
+            DBusVTable.Method(ManagerMethod.enroll) { call, name, label, secret throws(DBusError) in
+                let modality = try Self.modality(name)
+                let passcode = Passcode(secret)
                 if enrollments.capturing.contains(modality) {
                     return enrollWithCaptures(call, rows, modality: modality, label: label, passcode: passcode)
                 }
@@ -70,74 +67,66 @@ struct ManagerObject: Sendable {
                     return []
                 }
             },
-            rows.method("Unenroll", needs: .unconfinedApp) { _, arguments throws(DBusError) in
-                let modality = try Self.modality(try arguments.string())
-                let label = try arguments.string()
-                let passcode = Passcode(try arguments.secret())
+            rows.method(ManagerMethod.unenroll, needs: .unconfinedApp) { _, name, label, secret throws(DBusError) in
+                let modality = try Self.modality(name)
+                let passcode = Passcode(secret)
                 return { bus in
                     try await engine.unenroll(modality, label: label, passcode: passcode, caller: bus.caller)
                     return []
                 }
             },
-            rows.method("SetRequireAttention", needs: .unconfinedApp) { _, arguments throws(DBusError) in
-                let enabled = try arguments.bool()
-                let passcode = Passcode(try arguments.secret())
+            rows.method(ManagerMethod.setRequireAttention, needs: .unconfinedApp) { _, enabled, secret throws(DBusError) in
+                let passcode = Passcode(secret)
                 return { bus in
                     try await engine.setRequireAttention(enabled, passcode: passcode, caller: bus.caller)
                     return []
                 }
             },
-            rows.method("ResetLockout", needs: .privilegedByEngine(.resetLockout)) { _, arguments throws(DBusError) in
-                let uid = try arguments.uint32()
+            rows.method(ManagerMethod.resetLockout, needs: .privilegedByEngine(.resetLockout)) { _, uid throws(DBusError) in
                 return { bus in
                     try await engine.resetLockout(user: uid, caller: bus.caller)
                     return []
                 }
             },
             // Not queued behind the caller's running Enroll: only that connection's own enrollment is cancelled.
-            rows.immediate("CancelEnrollment") { call in
+            rows.immediate(ManagerMethod.cancelEnrollment) { call in
                 if let sender = call.sender { enrollments.cancel(ClientID(sender)) }
                 return .empty
             },
-            rows.method("RegisterAgent", needs: .unconfinedApp) { _, arguments throws(DBusError) in
-                let locale = try arguments.string()
-                let scope = try Self.agentScope(try arguments.vardict())
+            rows.method(ManagerMethod.registerAgent, needs: .unconfinedApp) { _, locale, options throws(DBusError) in
+                let scope = try Self.agentScope(options)
                 return { bus in
                     try await engine.registerAgent(bus.caller, locale: locale, scope: scope, app: try? bus.app.get())
                     return []
                 }
             },
-            rows.method("UnregisterAgent", needs: .anyone) { _, _ in
+            rows.method(ManagerMethod.unregisterAgent, needs: .anyone) { _ in
                 { bus in
                     try await engine.unregisterAgent(bus.caller.client)
                     return []
                 }
             },
-            rows.method("AgentResponse", needs: .unconfinedApp) { _, arguments throws(DBusError) in
-                let cookie = try arguments.string()
-                let response = try arguments.string()
-                let answer = try Self.agentAnswer(response, Passcode(try arguments.secret()))
+            rows.method(ManagerMethod.agentResponse, needs: .unconfinedApp) { _, cookie, response, secret throws(DBusError) in
+                let answer = try Self.agentAnswer(response, Passcode(secret))
                 return { bus in
                     try await engine.agentResponse(cookie: cookie, answer, caller: bus.caller)
                     return []
                 }
             },
-            rows.method("GetFaceConsents", needs: .anyone) { _, _ in
+            rows.method(ManagerMethod.getFaceConsents, needs: .anyone) { _ in
                 { bus in
                     let decisions = await engine.faceConsentDecisions(of: bus.caller.uid)
                     return [.array(elementSignature: "(sb)", decisions.sorted { $0.key < $1.key }.map { .structure([.string($0.key), .bool($0.value)]) })]
                 }
             },
-            rows.method("SetFaceConsent", needs: .unconfinedApp) { _, arguments throws(DBusError) in
-                let app = try arguments.string()
-                let allowed = try arguments.bool()
-                let passcode = Passcode(try arguments.secret())
+            rows.method(ManagerMethod.setFaceConsent, needs: .unconfinedApp) { _, app, allowed, secret throws(DBusError) in
+                let passcode = Passcode(secret)
                 return { bus in
                     try await engine.setFaceConsent(app: app, allowed: allowed, passcode: passcode, caller: bus.caller)
                     return []
                 }
             },
-            rows.method("GetBackends", needs: .anyone) { _, _ in { _ in [await Self.backends(engine)] } },
+            rows.method(ManagerMethod.getBackends, needs: .anyone) { _ in { _ in [await Self.backends(engine)] } },
         ], properties: rows.properties(needs: .anyone) { _, _ in
             ["Version": .string(LocalAuthInterface.version), "Backends": await Self.backends(engine)]
         })

@@ -34,4 +34,9 @@ struct RequestQueueLimits: Sendable {
         perClient = Bound(requests: configuration.maxQueuedRequestsPerClient, bytes: configuration.maxQueuedBytesPerClient)
         perUser = Bound(requests: configuration.maxQueuedRequestsPerUser, bytes: configuration.maxQueuedBytesPerUser)
     }
+
+    init(perClient: Bound, perUser: Bound) {
+        self.perClient = perClient
+        self.perUser = perUser
+    }
 }

@@ -19,23 +19,18 @@ struct RightsObject: Sendable {
     func table(_ rows: BusTable) -> DBusVTable {
         let engine = self.engine
         return DBusVTable(LocalAuthInterface.rights, methods: [
-            rows.method("SaveRight", needs: .identifiedApp) { _, arguments throws(DBusError) in
-                let identifier = try arguments.string()
-                let requirement = try arguments.string()
-                let secret = try Self.secret(&arguments)
-                try Self.noOptions(try arguments.vardict(), of: "SaveRight")
+            rows.method(RightsMethod.saveRight, needs: .identifiedApp) { _, identifier, requirement, rawSecret, options throws(DBusError) in
+                let secret = Self.secret(rawSecret)
+                try Self.noOptions(options, of: RightsMethod.saveRight.member)
                 return { bus in
                     let info = try await engine.saveRight(identifier, requirement: requirement, secret: secret, app: Self.app(bus), caller: bus.caller)
                     return [Self.encode(info)]
                 }
             },
-            rows.engineMethod("GetRight", needs: .identifiedApp) { _, arguments throws(DBusError) in
-                let identifier = try arguments.string()
+            rows.engineMethod(RightsMethod.getRight, needs: .identifiedApp) { _, identifier throws(DBusError) in
                 return { engine, bus in [Self.encode(try engine.right(identifier, app: Self.app(bus), caller: bus.caller))] }
             },
-            DBusVTable.Method("ListRights") { call throws(DBusError) in
-                var arguments = call.reader
-                let allApplications = try arguments.bool()
+            DBusVTable.Method(RightsMethod.listRights) { call, allApplications throws(DBusError) in
                 let body: BusTable.EngineBody = { engine, bus in
                     let rights = try engine.rights(app: Self.app(bus), allApplications: allApplications, caller: bus.caller)
                     return [.array(elementSignature: "(ss)", rights.map { .structure([.string($0.application), .string($0.identifier)]) })]
@@ -43,56 +38,46 @@ struct RightsObject: Sendable {
                 // Every application's rights: only for a caller outside any sandbox.
                 return try rows.answer(call, needs: allApplications ? .unconfinedApp : .identifiedApp, body)
             },
-            rows.method("RemoveRight", needs: .identifiedApp) { _, arguments throws(DBusError) in
-                let identifier = try arguments.string()
+            rows.method(RightsMethod.removeRight, needs: .identifiedApp) { _, identifier throws(DBusError) in
                 return { bus in
                     try await engine.removeRight(identifier, app: Self.app(bus), caller: bus.caller)
                     return []
                 }
             },
-            rows.method("RemoveAllRights", needs: .identifiedApp) { _, _ in
+            rows.method(RightsMethod.removeAllRights, needs: .identifiedApp) { _ in
                 { bus in
                     try await engine.removeAllRights(app: Self.app(bus), caller: bus.caller)
                     return []
                 }
             },
-            rows.method("RemoveApplicationRight", needs: .unconfinedApp) { _, arguments throws(DBusError) in
-                let application = try arguments.string()
-                let identifier = try arguments.string()
-                let passcode = Passcode(try arguments.secret())
+            rows.method(RightsMethod.removeApplicationRight, needs: .unconfinedApp) { _, application, identifier, secret throws(DBusError) in
+                let passcode = Passcode(secret)
                 return { bus in
                     try await engine.removeApplicationRight(identifier, application: application, passcode: passcode, caller: bus.caller)
                     return []
                 }
             },
-            rows.engineMethod("Encrypt", needs: .anyone) { _, arguments throws(DBusError) in
-                let publicKey = try arguments.bytes()
-                let algorithm = try arguments.string()
-                let plaintext = try arguments.secretBytes()
+            rows.engineMethod(RightsMethod.encrypt, needs: .anyone) { _, publicKey, algorithm, plaintext throws(DBusError) in
                 return { engine, bus in
                     var bytes = plaintext.withBytes { Array($0) }
                     defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
                     return [.bytes(try engine.encrypt(bytes, algorithm: algorithm, publicKey: publicKey, caller: bus.caller))]
                 }
             },
-            rows.engineMethod("Verify", needs: .anyone) { _, arguments throws(DBusError) in
-                let publicKey = try arguments.bytes()
-                let algorithm = try arguments.string()
-                let data = try arguments.bytes()
-                let signature = try arguments.bytes()
+            rows.engineMethod(RightsMethod.verify, needs: .anyone) { _, publicKey, algorithm, data, signature throws(DBusError) in
                 return { engine, bus in
                     [.bool(try engine.verify(data, signature: signature, algorithm: algorithm, publicKey: publicKey, caller: bus.caller))]
                 }
             },
-            rows.method("StoreLoginPassword", needs: .unconfinedApp) { _, arguments throws(DBusError) in
-                let password = Passcode(try arguments.secret())
+            rows.method(RightsMethod.storeLoginPassword, needs: .unconfinedApp) { _, secret throws(DBusError) in
+                let password = Passcode(secret)
                 return { bus in
                     try await engine.storeLoginPassword(password, caller: bus.caller)
                     return []
                 }
             },
             // Not from a sandbox: an app there could lock the user's keyring out of every touch login.
-            rows.method("RemoveLoginPassword", needs: .unconfinedApp) { _, _ in
+            rows.method(RightsMethod.removeLoginPassword, needs: .unconfinedApp) { _ in
                 { bus in
                     try await engine.removeLoginPassword(caller: bus.caller)
                     return []
@@ -109,8 +94,7 @@ struct RightsObject: Sendable {
     }
 
     /// SaveRight's `ay` secret, read from the message as a secret (its copy there zeroed); empty is none.
-    static func secret(_ arguments: inout DBusArgumentReader) throws(DBusError) -> SecretBytes? {
-        let secret = try arguments.secretBytes()
+    static func secret(_ secret: DBusSecret) -> SecretBytes? {
         guard secret.count > 0 else { return nil }
         return SecretBytes(count: secret.count) { buffer in secret.withBytes { _ = buffer.initialize(from: $0) } }
     }

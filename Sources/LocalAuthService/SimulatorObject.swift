@@ -18,10 +18,9 @@ struct SimulatorObject: Sendable {
     func table(_ rows: BusTable) -> DBusVTable {
         let (engine, queue, sensors) = (self.engine, self.queue, self.sensors)
         let announce = announceBackends
-        func row(_ name: String, _ decode: @escaping @Sendable (inout DBusArgumentReader) throws(DBusError) -> @Sendable () async throws -> Void) -> DBusVTable.Method {
-            rows.method(name, needs: .simulator) { _, arguments throws(DBusError) in
-                let body = try decode(&arguments)
-                return { _ in
+        func row(_ method: BusMethod<BusWire.Nothing>, _ body: @escaping @Sendable () async throws -> Void) -> DBusVTable.Method {
+            rows.method(method, needs: .simulator) { _ in
+                { _ in
                     try await body()
                     return []
                 }
@@ -29,10 +28,12 @@ struct SimulatorObject: Sendable {
         }
         /// An input row: queued for the next evaluation at once when no evaluation listens (and
         /// the caller may be answered at once), delivered in the sender's queue otherwise.
-        func input(_ name: String, _ decode: @escaping @Sendable (inout DBusArgumentReader) throws(DBusError) -> (any SimulatorControl, SimulatedInput)) -> DBusVTable.Method {
-            DBusVTable.Method(name) { call throws(DBusError) in
-                var arguments = call.reader
-                let (sensor, input) = try decode(&arguments)
+        func input<each Input: DBusArgument>(
+            _ method: BusMethod<repeat each Input, BusWire.Nothing>,
+            _ decode: @escaping @Sendable (repeat (each Input).Value) throws(DBusError) -> (any SimulatorControl, SimulatedInput)
+        ) -> DBusVTable.Method {
+            DBusVTable.Method(method) { (call, arguments: repeat (each Input).Value) throws(DBusError) in
+                let (sensor, input) = try decode(repeat each arguments)
                 if rows.immediateCaller(call, needs: .simulator) != nil {
                     do throws(LocalAuthError) { if try sensor.queueUnlessArmed(input) { return .empty } } catch { throw error.dbusError }
                 }
@@ -43,36 +44,29 @@ struct SimulatorObject: Sendable {
             }
         }
         return DBusVTable(LocalAuthInterface.simulator, methods: [
-            input("Touch") { arguments throws(DBusError) in
-                let finger = try arguments.string()
+            input(SimulatorMethod.touch) { finger throws(DBusError) in
                 return (try Self.require(.fingerprint, in: sensors), .touch(finger: finger))
             },
-            input("FingerprintRetry") { arguments throws(DBusError) in
-                let reason = try arguments.string()
+            input(SimulatorMethod.fingerprintRetry) { reason throws(DBusError) in
                 return (try Self.require(.fingerprint, in: sensors), .fingerprintRetry(reason: reason))
             },
-            input("PresentFace") { arguments throws(DBusError) in
-                let appearance = try arguments.string()
-                let attentive = try arguments.bool()
+            input(SimulatorMethod.presentFace) { appearance, attentive throws(DBusError) in
                 return (try Self.require(.face, in: sensors), .face(appearance: appearance, attentive: attentive))
             },
-            row("SetConnected") { arguments throws(DBusError) in
-                let modality = try ManagerObject.modality(try arguments.string())
-                let connected = try arguments.bool()
-                let sensor = try Self.require(modality, in: sensors)
-                return {
+            rows.method(SimulatorMethod.setConnected, needs: .simulator) { _, name, connected throws(DBusError) in
+                let sensor = try Self.require(try ManagerObject.modality(name), in: sensors)
+                return { _ in
                     await sensor.setConnected(connected)
                     await announce()
+                    return []
                 }
             },
-            row("PressCancel") { _ in { try await engine.press(.cancel) } },
-            row("PressFallback") { _ in { try await engine.press(.fallback) } },
-            row("Reset") { _ in
-                {
-                    queue.clear()
-                    for modality in BiometricModality.allCases { await sensors[modality]?.setConnected(true) }
-                    await announce()
-                }
+            row(SimulatorMethod.pressCancel) { try await engine.press(.cancel) },
+            row(SimulatorMethod.pressFallback) { try await engine.press(.fallback) },
+            row(SimulatorMethod.reset) {
+                queue.clear()
+                for modality in BiometricModality.allCases { await sensors[modality]?.setConnected(true) }
+                await announce()
             },
         ], properties: rows.properties(needs: .simulator) { _, _ in ["Pending": .uint32(UInt32(queue.pending))] })
     }

@@ -90,9 +90,7 @@ public final class LAAuthenticationAgent: Sendable {
         let agent = LAAuthenticationAgent(connection: connection, events: events)
         // The table checks member and signature; the admit stage lets only the daemon call.
         let table = DBusVTable(LocalAuthInterface.agent, methods: [
-            .init("BeginAuthentication") { [weak agent] call throws(DBusError) in
-                var reader = call.reader
-                let handle = try reader.string(), cookie = try reader.string(), fields = try reader.vardict()
+            .init(AgentMethod.beginAuthentication) { [weak agent] _, handle, cookie, fields throws(DBusError) in
                 let field = { (key: LocalAuthAgentRequestKey) in fields[key.rawValue] }
                 agent?.cookies.withLock { $0[handle] = cookie }
                 continuation.yield(.began(Request(
@@ -103,18 +101,14 @@ public final class LAAuthenticationAgent: Sendable {
                     faceUsageDescription: field(.faceUsageDescription)?.string, faceConsentQuestion: field(.faceConsentQuestion)?.string)))
                 return .empty
             },
-            .init("UpdateAuthentication") { [weak agent] call throws(DBusError) in
-                var reader = call.reader
-                let handle = try reader.string(), cookie = try reader.string(), fields = try reader.vardict()
+            .init(AgentMethod.updateAuthentication) { [weak agent] _, handle, cookie, fields throws(DBusError) in
                 let field = { (key: LocalAuthAgentUpdateKey) in fields[key.rawValue] }
                 agent?.cookies.withLock { $0[handle] = cookie }
                 continuation.yield(.updated(handle: handle, kind: field(.kind)?.string ?? "", advice: field(.advice)?.string ?? "",
                                             message: field(.message)?.string ?? ""))
                 return .empty
             },
-            .init("EndAuthentication") { [weak agent] call throws(DBusError) in
-                var reader = call.reader
-                let handle = try reader.string(), result = try reader.string()
+            .init(AgentMethod.endAuthentication) { [weak agent] _, handle, result throws(DBusError) in
                 agent?.cookies.withLock { $0[handle] = nil }
                 continuation.yield(.ended(handle: handle, result: result))
                 return .empty

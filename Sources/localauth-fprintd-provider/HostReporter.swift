@@ -15,17 +15,21 @@ final class HostReporter: Sendable {
 
         var member: String {
             switch self {
-            case .attempt: "ReportAttempt"
-            case .enrollment: "ReportEnrollment"
-            case .availability: "ReportAvailability"
+            case .attempt: ProviderHostMethod.reportAttempt.member
+            case .enrollment: ProviderHostMethod.reportEnrollment.member
+            case .availability: ProviderHostMethod.reportAvailability.member
             }
         }
 
-        var arguments: [DBusValue] {
+        /// Calls the report's method on `host`.
+        func send(through host: DBusProxy) async throws {
             switch self {
-            case .attempt(let session, let result, let detail): [.uint64(session), .string(result), .string(detail)]
-            case .enrollment(let id, let status, let stages, let detail): [.uint64(id), .string(status), .uint32(stages), .string(detail)]
-            case .availability(let available): [.bool(available)]
+            case .attempt(let session, let result, let detail):
+                try await host.call(ProviderHostMethod.reportAttempt, session, result, detail)
+            case .enrollment(let id, let status, let stages, let detail):
+                try await host.call(ProviderHostMethod.reportEnrollment, id, status, stages, detail)
+            case .availability(let available):
+                try await host.call(ProviderHostMethod.reportAvailability, available)
             }
         }
     }
@@ -38,9 +42,8 @@ final class HostReporter: Sendable {
         Task(executorPreference: connection.queue) {
             for await (host, report) in stream {
                 do {
-                    _ = try await DBusProxy(LocalAuthInterface.providerHost, on: connection, destination: host,
-                                            path: LocalAuthBusNames.providerHostPath, timeout: .seconds(5))
-                        .call(report.member, report.arguments)
+                    try await report.send(through: DBusProxy(LocalAuthInterface.providerHost, on: connection, destination: host,
+                                                             path: LocalAuthBusNames.providerHostPath, timeout: .seconds(5)))
                 } catch {
                     log("localauthd (\(host)) did not take \(report.member): \(error)")
                 }

@@ -196,10 +196,10 @@ enum AccountCommands {
         defer { client.connection.unsubscribe(subscription) }
         Interrupts.handler = { Task { try? await client.managerProxy.cancelEnrollment() } }
         defer { Interrupts.handler = nil }
-        let arguments: [DBusValue] = [.string(modality), .string(label), DaemonClient.passcodeArgument(passcode)]
+        let passcodeArgument = DaemonClient.passcodeArgument(passcode)
         let timeout = global.timeout ?? .seconds(180)
         _ = try await client.translate {
-            try await client.managerProxy.proxy.call("Enroll", arguments, timeout: timeout)
+            try await client.managerProxy.enroll(modality: modality, label: label, passcode: passcodeArgument, timeout: timeout)
         }
         return done(global, text, action: "enroll")
     }

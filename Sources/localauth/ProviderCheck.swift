@@ -84,7 +84,9 @@ final class ProviderCheck {
         Self.report(output, step, passed: false, sentence)
     }
 
-    /// A Provider1 call to the provider's unique name, bounded by ``callTimeout``.
+    /// A Provider1 call to the provider's unique name, bounded by ``callTimeout``. Untyped on purpose
+    /// (members named by their ``ProviderMethod`` declarations): the check sends malformed calls too
+    /// and reports a reply of the wrong signature as it came, which a typed call would refuse first.
     private func call(_ member: String, _ arguments: [DBusValue], interface: String = LocalAuthBusNames.providerInterface,
                       path: String = LocalAuthBusNames.providerPath, on connection: DBusConnection? = nil) async throws -> [DBusValue] {
         try await (connection ?? host.connection).call(destination: provider, path: path, interface: interface, member: member,
@@ -105,7 +107,7 @@ final class ProviderCheck {
     private func hello() async -> Bool {
         let step = "hello"
         let reply: [DBusValue]
-        do { reply = try await call("Hello", [.uint32(1)]) } catch {
+        do { reply = try await call(ProviderMethod.hello.member, [.uint32(1)]) } catch {
             fail(step, "Hello(1): \(why(error))")
             return false
         }
@@ -162,7 +164,7 @@ final class ProviderCheck {
 
     private func listTemplates() async {
         do {
-            let reply = try await call("ListTemplates", [.uint32(user)])
+            let reply = try await call(ProviderMethod.listTemplates.member, [.uint32(user)])
             guard DBusValue.signature(of: reply) == "as", let list = reply[0].strings else {
                 fail("list-templates", "ListTemplates answered (\(DBusValue.signature(of: reply))); it must answer (as)")
                 return
@@ -176,7 +178,7 @@ final class ProviderCheck {
 
     private func arm() async -> Bool {
         do {
-            _ = try await call("Arm", [.uint64(Self.session), .uint32(user), .strings(templates), .vardict([:])])
+            _ = try await call(ProviderMethod.arm.member, [.uint64(Self.session), .uint32(user), .strings(templates), .vardict([:])])
             pass("arm", "Arm answered at once")
             return true
         } catch {
@@ -254,7 +256,7 @@ final class ProviderCheck {
 
     private func disarm() async {
         do {
-            _ = try await call("Disarm", [.uint64(Self.session)])
+            _ = try await call(ProviderMethod.disarm.member, [.uint64(Self.session)])
             pass("disarm", "Disarm answered")
         } catch {
             fail("disarm", "Disarm: \(why(error))")
@@ -264,14 +266,14 @@ final class ProviderCheck {
     private func enrollment() async {
         let step = "enroll"
         do {
-            let reply = try await call("EnrollStart", [.uint64(Self.enrollment), .uint32(user), .string(Self.label)])
+            let reply = try await call(ProviderMethod.enrollStart.member, [.uint64(Self.enrollment), .uint32(user), .string(Self.label)])
             guard DBusValue.signature(of: reply) == "u", let stages = reply[0].uint32, stages > 0 else {
                 fail(step, "EnrollStart answered (\(DBusValue.signature(of: reply))) \(reply.first?.uint32.map(String.init) ?? ""); it must answer (u) the number of captures, at least 1")
-                _ = try? await call("EnrollCancel", [.uint64(Self.enrollment)])
+                _ = try? await call(ProviderMethod.enrollCancel.member, [.uint64(Self.enrollment)])
                 return
             }
-            _ = try await call("EnrollCancel", [.uint64(Self.enrollment)])
-            let after = try await call("ListTemplates", [.uint32(user)]).first?.strings ?? []
+            _ = try await call(ProviderMethod.enrollCancel.member, [.uint64(Self.enrollment)])
+            let after = try await call(ProviderMethod.listTemplates.member, [.uint32(user)]).first?.strings ?? []
             guard Set(after) == Set(templates) else {
                 fail(step, "after EnrollCancel uid \(user) has templates \(after), before \(templates); a cancelled enrollment keeps nothing")
                 return
@@ -289,10 +291,10 @@ final class ProviderCheck {
         host.discardPending()
         let stages: UInt32
         do {
-            guard let answered = try await call("EnrollStart", [.uint64(Self.completeEnrollment), .uint32(user), .string(Self.label)]).first?.uint32,
+            guard let answered = try await call(ProviderMethod.enrollStart.member, [.uint64(Self.completeEnrollment), .uint32(user), .string(Self.label)]).first?.uint32,
                   answered > 0 else {
                 fail(step, "EnrollStart did not answer a stage count of at least 1")
-                _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                _ = try? await call(ProviderMethod.enrollCancel.member, [.uint64(Self.completeEnrollment)])
                 return nil
             }
             stages = answered
@@ -308,7 +310,7 @@ final class ProviderCheck {
                     _ = try await call("Touch", [.string(Self.label)], interface: Self.simulatorInterface, path: Self.simulatorPath)
                 } catch {
                     fail(step, "--simulate needs the reference provider's simulator input (\(Self.simulatorInterface)); Touch failed: \(error)")
-                    _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                    _ = try? await call(ProviderMethod.enrollCancel.member, [.uint64(Self.completeEnrollment)])
                     return nil
                 }
             }
@@ -320,25 +322,25 @@ final class ProviderCheck {
             let left = deadline - clock.now
             guard left > .zero, let report = await host.next(within: left) else {
                 fail(step, "after \(completed) of \(stages) stages no ReportEnrollment came; report each capture (stage-passed), then completed with the new template")
-                _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                _ = try? await call(ProviderMethod.enrollCancel.member, [.uint64(Self.completeEnrollment)])
                 return nil
             }
             guard case .enrollment(let id, let status, let stagesDone, let detail) = report, id == Self.completeEnrollment else {
                 fail(step, "expected ReportEnrollment(\(Self.completeEnrollment), …), the provider sent \(report)")
-                _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                _ = try? await call(ProviderMethod.enrollCancel.member, [.uint64(Self.completeEnrollment)])
                 return nil
             }
             switch status {
             case "stage-passed", "retry":
                 guard stagesDone >= completed, stagesDone <= stages else {
                     fail(step, "completed_stages went from \(completed) to \(stagesDone) of \(stages); count the captures taken, up to EnrollStart's answer")
-                    _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                    _ = try? await call(ProviderMethod.enrollCancel.member, [.uint64(Self.completeEnrollment)])
                     return nil
                 }
                 completed = stagesDone
             case "completed":
                 do {
-                    let held = try await call("ListTemplates", [.uint32(user)]).first?.strings ?? []
+                    let held = try await call(ProviderMethod.listTemplates.member, [.uint32(user)]).first?.strings ?? []
                     guard !detail.isEmpty, held.contains(detail) else {
                         fail(step, "completed named template \"\(detail)\", but ListTemplates lists \(held); store the template before reporting completed")
                         return nil
@@ -354,7 +356,7 @@ final class ProviderCheck {
                 return nil
             default:
                 fail(step, "status \"\(status)\" is not one of stage-passed, retry, completed, failed; localauthd refuses it")
-                _ = try? await call("EnrollCancel", [.uint64(Self.completeEnrollment)])
+                _ = try? await call(ProviderMethod.enrollCancel.member, [.uint64(Self.completeEnrollment)])
                 return nil
             }
         }
@@ -365,13 +367,13 @@ final class ProviderCheck {
         let step = "match"
         host.discardPending()
         do {
-            _ = try await call("Arm", [.uint64(Self.matchSession), .uint32(user), .strings([template]), .vardict([:])])
+            _ = try await call(ProviderMethod.arm.member, [.uint64(Self.matchSession), .uint32(user), .strings([template]), .vardict([:])])
         } catch {
             fail(step, "Arm with the new template: \(why(error))")
             return
         }
         await matchAttempt(template)
-        _ = try? await call("Disarm", [.uint64(Self.matchSession)])
+        _ = try? await call(ProviderMethod.disarm.member, [.uint64(Self.matchSession)])
     }
 
     private func matchAttempt(_ template: String) async {
@@ -410,8 +412,8 @@ final class ProviderCheck {
     /// DeleteTemplate removes the check's template, and ListTemplates no longer lists it.
     private func delete(_ template: String) async {
         do {
-            _ = try await call("DeleteTemplate", [.uint32(user), .string(template)])
-            let held = try await call("ListTemplates", [.uint32(user)]).first?.strings ?? []
+            _ = try await call(ProviderMethod.deleteTemplate.member, [.uint32(user), .string(template)])
+            let held = try await call(ProviderMethod.listTemplates.member, [.uint32(user)]).first?.strings ?? []
             guard !held.contains(template) else {
                 fail("delete", "ListTemplates still lists \(template) after DeleteTemplate")
                 return
@@ -433,17 +435,17 @@ final class ProviderCheck {
         }
         defer { stranger.close() }
         do {
-            _ = try await call("ListTemplates", [.uint32(user)], on: stranger)
+            _ = try await call(ProviderMethod.listTemplates.member, [.uint32(user)], on: stranger)
             fail(step, "a connection that is not localauthd got an answer to ListTemplates; answer only the owner of \(LocalAuthBusNames.busName) (GetNameOwner), refuse others with AccessDenied")
             return
         } catch {}
         do {
-            _ = try await call("Arm", [.string("not a session")])
+            _ = try await call(ProviderMethod.arm.member, [.string("not a session")])
             fail(step, "Arm with arguments (s) was answered; refuse arguments of the wrong types (InvalidArgs)")
             return
         } catch {}
         do {
-            _ = try await call("DeleteTemplate", [.uint32(user), .string("provider-check-no-such-template")])
+            _ = try await call(ProviderMethod.deleteTemplate.member, [.uint32(user), .string("provider-check-no-such-template")])
             fail(step, "DeleteTemplate of a template that does not exist was answered; refuse it with \(LocalAuthBusNames.providerErrorPrefix)UnknownTemplate")
             return
         } catch let error as DBusError where error.name.rawValue == LocalAuthBusNames.providerErrorPrefix + "UnknownTemplate" {

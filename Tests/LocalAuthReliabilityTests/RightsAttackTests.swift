@@ -34,7 +34,7 @@ struct RightsAttackTests {
             }
             let touched = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
             #expect(await Self.evaluate(client, touched, .requirement("biometry"), [touch]) == nil)
-            #expect(try await touched.releaseLoginPassword().string == password)
+            #expect(try await touched.releaseLoginPassword().withBytes { String(decoding: $0, as: UTF8.self) } == password)
             #expect(!daemon.logText.contains(password), "the password is never logged")
         }
     }
@@ -60,7 +60,7 @@ struct RightsAttackTests {
 
             let fresh = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
             #expect(await Self.evaluate(client, fresh, .policy, [.touch("left-thumb")]) == nil)
-            #expect(try await fresh.releaseLoginPassword().string == "reused")
+            #expect(try await fresh.releaseLoginPassword().withBytes { String(decoding: $0, as: UTF8.self) } == "reused")
         }
     }
 
@@ -75,14 +75,14 @@ struct RightsAttackTests {
             try await rights.storeLoginPassword(.string("old password"))
             let pam = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
             #expect(await Self.evaluate(client, pam, .policy, [.touch("left-thumb")]) == nil)
-            #expect(try await pam.releaseLoginPassword().string == "old password")
+            #expect(try await pam.releaseLoginPassword().withBytes { String(decoding: $0, as: UTF8.self) } == "old password")
             // Meanwhile the user enrolls the new password; then the old one fails and is discarded.
             try await rights.storeLoginPassword(.string("new password"))
             #expect(await errorName { try await pam.discardLoginPassword() } == LocalAuthErrorName.rightNotFound.dbusName)
             #expect(try await client.userState()["LoginPasswordStored"]?.bool == true, "the new password stays")
             let next = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
             #expect(await Self.evaluate(client, next, .policy, [.touch("left-thumb")]) == nil)
-            #expect(try await next.releaseLoginPassword().string == "new password")
+            #expect(try await next.releaseLoginPassword().withBytes { String(decoding: $0, as: UTF8.self) } == "new password")
             // The context that released the stored password does discard it.
             try await next.discardLoginPassword()
             #expect(try await client.userState()["LoginPasswordStored"]?.bool == false)

@@ -331,7 +331,7 @@ struct RightsTests {
             let evaluation = try await client.begin(touched.path, policy: 1)
             try await client.simulator("Touch", [.string("left-thumb")])
             #expect(await evaluation.value == nil)
-            #expect(try await touched.releaseLoginPassword().string == "correct horse")
+            #expect(try await touched.releaseLoginPassword().withBytes { String(decoding: $0, as: UTF8.self) } == "correct horse")
             #expect(await errorName { _ = try await touched.releaseLoginPassword() } == Self.error(.rightNotAuthorized), "once per context")
 
             let typed = client.contextProxy(try await client.createContext(["User": .uint32(0)]))
