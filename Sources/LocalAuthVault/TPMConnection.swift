@@ -24,9 +24,9 @@ struct TPMConnection: ~Copyable {
     /// Opens the TCTI and the ESYS context; `.sealingUnavailable` when there is no TPM there.
     init(tcti name: String) throws(RightVaultError) {
         tctiName = name
-        // tpm2-tss logs its errors to stderr by itself; ours carry its decoded response codes, so
-        // it stays quiet unless TSS2_LOG asks otherwise (read once, at tpm2-tss's first log call).
-        setenv("TSS2_LOG", "all+NONE", 0)
+        // tpm2-tss logs its errors to stderr by itself unless TSS2_LOG says otherwise; localauthd's
+        // main sets it before any thread starts (``TPMSealedKey/quietLogging()``): setenv here would
+        // race with another thread reading the environment (a process being started).
         var tcti: OpaquePointer?
         let loaded = Tss2_TctiLdr_Initialize(name, &tcti)
         guard loaded == TSS2_RC_SUCCESS, tcti != nil else {

@@ -9,6 +9,13 @@ import LocalAuthCore
 /// TPM2B_PRIVATE, the private part encrypted by the TPM): copied to another machine, or after the
 /// TPM is cleared, they do not unseal. Unsealed once, at start, straight into the sealer's locked memory.
 public struct TPMSealedKey: Sendable {
+    /// Keeps tpm2-tss quiet on stderr (our errors carry its decoded response codes) unless the
+    /// administrator set TSS2_LOG. Call it before the process starts any thread: setenv races with
+    /// a thread reading the environment, and tpm2-tss reads TSS2_LOG once, at its first log call.
+    public static func quietLogging() {
+        setenv("TSS2_LOG", "all+NONE", 0)
+    }
+
     /// The sealed object's public part (written last: its presence means the key exists).
     public static let publicFileName = "tpm-wrapping-key.pub"
     /// The sealed object's private part.

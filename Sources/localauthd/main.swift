@@ -6,11 +6,13 @@ import LocalAuthCore
 import LocalAuthDBus
 import LocalAuthService
 import LocalAuthSystem
+import LocalAuthVault
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
+TPMSealedKey.quietLogging()
 let log = SystemLog()
 
 func fail(_ message: String, status: Int32) -> Never {
