@@ -25,7 +25,7 @@ public enum LocalAuthCHeader {
             let macro = "LA_ERROR_" + cName(error.rawValue)
             lines.append(define(macro, error.dbusName))
             if let code = error.laErrorCode {
-                lines.append("#define \(macro)_CODE (\(code))")
+                lines.append("#define \(macro)_CODE (\(code.rawValue))")
             }
         }
         lines += ["", "#endif", ""]

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CommandLineKit
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// Commands that change the caller's passcode, enrollments and settings, and the administrator's reset.

@@ -109,7 +109,7 @@ struct AgentCommand: ParsableCommand {
                 let refusal: CLIError?
                 if open.askingFace {
                     // Any process of the uid can run an agent: the daemon wants the passcode with allow-face.
-                    let answer = await endpoint.respond(open.cookie, line.isEmpty ? "deny-face" : "allow-face", passcode: line)
+                    let answer = await endpoint.respond(open.cookie, line.isEmpty ? .denyFace : .allowFace, passcode: line)
                     if let answer {
                         output.note(answer.message)
                     } else {
@@ -119,9 +119,9 @@ struct AgentCommand: ParsableCommand {
                     continue
                 } else if line.isEmpty {
                     refusal = open.fallbackTitle.isEmpty ? .refused("There is no fallback on this sheet.")
-                        : await endpoint.respond(open.cookie, "fallback")
+                        : await endpoint.respond(open.cookie, .fallback)
                 } else if open.passcodeAllowed {
-                    refusal = await endpoint.respond(open.cookie, "passcode", passcode: line)
+                    refusal = await endpoint.respond(open.cookie, .passcode, passcode: line)
                 } else {
                     refusal = .refused("This evaluation takes no passcode: press Enter alone for “\(open.fallbackTitle)”, or Ctrl-C to cancel.")
                 }
@@ -134,7 +134,7 @@ struct AgentCommand: ParsableCommand {
                 break loop
             case .interrupt:
                 guard let open = sheet else { break loop }
-                if let refusal = await endpoint.respond(open.cookie, "cancel") { output.note(refusal.message) }
+                if let refusal = await endpoint.respond(open.cookie, .cancel) { output.note(refusal.message) }
             }
         }
         return ExitStatus.success

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// Agents: who shows an evaluation's sheet and takes the passcode, and per-app face consent.
 ///
 /// An evaluation of an ordinary context is shown by the agent of the app's logind session (or,
