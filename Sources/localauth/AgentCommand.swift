@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Dispatch
 import CommandLineKit
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// `agent`: the text agent on the controlling terminal (this project's `pkttyagent`). Shows the
@@ -87,7 +88,7 @@ struct AgentCommand: ParsableCommand {
             case .daemon(.update(let handle, let cookie, let update)):
                 guard sheet?.handle == handle else { continue }
                 sheet?.cookie = cookie
-                if update["Kind"]?.string != "ready", let message = update["Message"]?.string { output.note(TerminalSafeText.line(message)) }
+                if update[LocalAuthAgentUpdateKey.kind.rawValue]?.string != AgentUpdateKind.ready.rawValue, let message = update[LocalAuthAgentUpdateKey.message.rawValue]?.string { output.note(TerminalSafeText.line(message)) }
             case .daemon(.end(let handle, let result)):
                 guard sheet?.handle == handle else { continue }
                 sheet = nil

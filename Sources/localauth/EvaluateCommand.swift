@@ -224,9 +224,9 @@ struct EvaluateCommand: ParsableCommand {
                 await offerStdin()
             case .agent(.update(_, let current, let update)):
                 cookie = current
-                let kind = update["Kind"]?.string ?? ""
-                if PromptKind(rawValue: kind)?.isPasscodeRequest == true {
-                    show(kind, update["Message"]?.string ?? "")
+                let kind = update[LocalAuthAgentUpdateKey.kind.rawValue]?.string ?? ""
+                if case .prompt(let prompt)? = AgentUpdateKind(rawValue: kind), prompt.isPasscodeRequest {
+                    show(kind, update[LocalAuthAgentUpdateKey.message.rawValue]?.string ?? "")
                     hint()
                 }
             case .agent(.end):

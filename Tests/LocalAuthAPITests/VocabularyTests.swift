@@ -63,6 +63,15 @@ struct VocabularyTests {
         try expectDocumented(PromptKind.allCases.map(\.rawValue), in: "Context", after: #"<arg name="kind""#)
     }
 
+    @Test func agentUpdateKindsArePromptKindsAndReady() throws {
+        #expect(AgentUpdateKind.allCases.map(\.rawValue) == PromptKind.allCases.map(\.rawValue) + ["ready"])
+        for kind in AgentUpdateKind.allCases {
+            #expect(AgentUpdateKind(rawValue: kind.rawValue) == kind)
+        }
+        #expect(AgentUpdateKind(rawValue: "Ready") == nil && AgentUpdateKind(rawValue: "") == nil)
+        try expectDocumented(AgentUpdateKind.allCases.map(\.rawValue), in: "Agent", after: #"<arg name="update""#)
+    }
+
     @Test func agentResponsesAreTheAgentResponseCallsStrings() throws {
         #expect(AgentResponse.allCases.map(\.rawValue) == ["passcode", "fallback", "cancel", "allow-face", "deny-face"])
         try expectDocumented(AgentResponse.allCases.map(\.rawValue), in: "Manager", after: #"<arg name="response""#)

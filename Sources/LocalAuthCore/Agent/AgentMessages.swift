@@ -34,7 +34,7 @@ public struct AgentUpdate: Sendable, Hashable {
     public let handle: String
     /// The cookie the next answer must carry (a new one after each answer).
     public let cookie: String
-    /// A ``PromptKind`` raw value, or `ready` after an answer was taken and the sheet goes on.
+    /// An ``AgentUpdateKind`` raw value: a prompt kind, or `ready` after an answer was taken and the sheet goes on.
     public let kind: String
     /// The machine-readable detail: a retry reason (`too-short`, …), why the passcode is wanted
     /// (`fallback`, `attempts-exhausted`, …), or empty.

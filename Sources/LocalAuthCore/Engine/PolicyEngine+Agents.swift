@@ -268,7 +268,7 @@ extension PolicyEngine {
         guard let record = contexts[id] else { return }
         if let sheet = agentDesk.sheets[id], let detail = prompt.detail {
             environment.agentObserver?.agentUpdate(AgentUpdate(
-                handle: sheet.handle, cookie: sheet.cookie ?? "", kind: prompt.kind.rawValue, advice: detail.advice,
+                handle: sheet.handle, cookie: sheet.cookie ?? "", kind: AgentUpdateKind.prompt(prompt.kind).rawValue, advice: detail.advice,
                 sensors: detail.sensors, message: environment.messages.sentence(detail, sheet.language)), agent: sheet.agent)
         }
         if !prompt.isPasscodeRequest || appMayTakePasscode(record) {
@@ -315,7 +315,7 @@ extension PolicyEngine {
         let cookie = environment.cookies.cookie()
         agentDesk.sheets[id]?.cookie = cookie
         environment.agentObserver?.agentUpdate(AgentUpdate(
-            handle: sheet.handle, cookie: cookie, kind: "ready", advice: "", sensors: [],
+            handle: sheet.handle, cookie: cookie, kind: AgentUpdateKind.ready.rawValue, advice: "", sensors: [],
             message: environment.messages.ready(sheet.language)), agent: sheet.agent)
     }
 
