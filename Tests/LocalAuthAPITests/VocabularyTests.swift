@@ -77,6 +77,18 @@ struct VocabularyTests {
         try expectDocumented(AgentResponse.allCases.map(\.rawValue), in: "Manager", after: #"<arg name="response""#)
     }
 
+    @Test func requirementTermsAndConnectivesAreTheGrammarsWords() throws {
+        #expect(RequirementTerm.allCases.map(\.rawValue) == ["default", "biometry", "biometry-current-set", "passcode"])
+        #expect(RequirementTerm.allCases.filter(\.acceptsPasscode) == [.default, .passcode])
+        #expect(RequirementTerm.allCases.filter(\.acceptsBiometry) == [.default, .biometry, .biometryCurrentSet])
+        #expect(RequirementConnective.allCases.map(\.rawValue) == ["or", "and"])
+        #expect(RequirementConnective.or.join([.biometry, .passcode]) == "biometry or passcode")
+        #expect(RequirementConnective.and.join([.biometryCurrentSet]) == "biometry-current-set")
+        #expect(RequirementTerm.terms(of: "biometry-current-set and passcode") == [.biometryCurrentSet, .passcode])
+        #expect(RequirementTerm.terms(of: "passcodes or biometryx") == [])
+        try expectDocumented(RequirementTerm.allCases.map(\.rawValue), in: "Context", after: #"<arg name="requirement""#)
+    }
+
     @Test func fingerNamesAreFprintds() {
         let hands = ["left", "right"].flatMap { hand in
             ["thumb", "index-finger", "middle-finger", "ring-finger", "little-finger"].map { "\(hand)-\($0)" }
@@ -85,10 +97,11 @@ struct VocabularyTests {
     }
 
     @Test(arguments: ContextState.allCases.map(\.rawValue) + PromptKind.allCases.map(\.rawValue)
-          + AgentResponse.allCases.map(\.rawValue) + FingerName.allCases.map(\.rawValue))
+          + AgentResponse.allCases.map(\.rawValue) + FingerName.allCases.map(\.rawValue) + RequirementTerm.allCases.map(\.rawValue))
     func everyWireStringRoundTrips(string: String) {
         let readBack = [ContextState(rawValue: string)?.rawValue, PromptKind(rawValue: string)?.rawValue,
-                        AgentResponse(rawValue: string)?.rawValue, FingerName(rawValue: string)?.rawValue].compactMap { $0 }
+                        AgentResponse(rawValue: string)?.rawValue, FingerName(rawValue: string)?.rawValue,
+                        RequirementTerm(rawValue: string)?.rawValue].compactMap { $0 }
         #expect(!readBack.isEmpty && readBack.allSatisfy { $0 == string })
     }
 
@@ -106,7 +119,7 @@ struct VocabularyTests {
             .deletingLastPathComponent().appendingPathComponent("dbus/org.localauth.LocalAuthentication1.\(interface).xml")
         let xml = try String(contentsOf: file, encoding: .utf8)
         let start = try #require(xml.range(of: marker), "\(marker) not in \(file.lastPathComponent)", sourceLocation: sourceLocation)
-        let docString = try #require(xml[start.upperBound...].range(of: #"value="[^"]*""#, options: .regularExpression),
+        let docString = try #require(xml[start.upperBound...].range(of: #"value=("[^"]*"|'[^']*')"#, options: .regularExpression),
                                      sourceLocation: sourceLocation)
         let words = Set(xml[docString].split(whereSeparator: { !$0.isLetter && $0 != "-" }).map(String.init))
         for value in values {
