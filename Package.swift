@@ -25,14 +25,15 @@ let package = Package(
         .target(name: "CommandLineKit"),
         // The API v1 contract, shared by the core, the daemon, the clients, the CLI and the providers: names (bus
         // name, paths, interfaces, error names) and the vocabulary both sides use (LAPolicy, LAErrorCode,
-        // LABiometryType, ContextState, PromptKind, AgentResponse, FingerName). No libdbus, no Foundation.
+        // LABiometryType, BiometricModality, ContextState, PromptKind, AgentUpdateKind, AgentResponse, FingerName,
+        // RequirementTerm). No libdbus, no Foundation.
         .target(name: "LocalAuthAPI"),
         // Policy core: contexts, policies, errors, lockout ledger. No I/O, no C.
         .target(name: "LocalAuthCore", dependencies: ["LocalAuthAPI"]),
         // The built-in backends: fingerprint and face simulators, Argon2id passcode hashing.
         .target(name: "LocalAuthBackends", dependencies: ["LocalAuthAPI", "LocalAuthCore", "CSodium"]),
         // The real world behind the core's protocols: atomic state files, configuration files, the system clock.
-        .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore"]),
+        .target(name: "LocalAuthSystem", dependencies: ["LocalAuthAPI", "LocalAuthCore"]),
         // The keys and sealed secrets of rights (LARight): P-256 through OpenSSL's libcrypto, sealing with
         // the machine's TPM 2.0 (tpm2-tss) or a root-only wrapping key. Behind the core's RightVault.
         .target(name: "LocalAuthVault", dependencies: ["LocalAuthCore", "CCrypto", "CTSS2", "CSodium"]),

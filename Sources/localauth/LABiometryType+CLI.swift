@@ -16,12 +16,12 @@ extension LABiometryType {
         }
     }
 
-    /// The backend modality behind this type.
-    var modality: String {
+    /// The backend modality behind this type; nil for none (and Apple's optic ID, never reported).
+    var modality: BiometricModality? {
         switch self {
-        case .none, .opticID: ""
-        case .touchID: "fingerprint"
-        case .faceID: "face"
+        case .none, .opticID: nil
+        case .touchID: .fingerprint
+        case .faceID: .face
         }
     }
 

@@ -33,7 +33,7 @@ enum StatusCommands {
                 let version = backend.version.isEmpty ? "" : " " + backend.version
                 return "\(backend.id) (provider\(version), \(backend.available ? "available" : "not available: " + backend.state))"
             }.joined(separator: ", "))
-            let simulated = backends.contains { $0.kind == "simulator" && $0.modality == biometryType.modality }
+            let simulated = backends.contains { $0.kind == "simulator" && $0.modality == biometryType.modality?.rawValue }
             lines.append("biometry type: \(biometryType.words(simulated: simulated))")
             if biometryType == .faceID {
                 lines.append("Face ID for apps: each app is asked once in your session agent (localauth agent or the desktop sheet), "

@@ -89,6 +89,12 @@ struct VocabularyTests {
         try expectDocumented(RequirementTerm.allCases.map(\.rawValue), in: "Context", after: #"<arg name="requirement""#)
     }
 
+    @Test func modalitiesAreTheEnrollCallsStringsAndTheirBiometryTypes() {
+        #expect(BiometricModality.allCases.map(\.rawValue) == ["fingerprint", "face"])
+        #expect(BiometricModality.allCases.map(\.biometryType) == [.touchID, .faceID])
+        #expect(BiometricModality(rawValue: "passcode") == nil && BiometricModality(rawValue: "Face") == nil)
+    }
+
     @Test func fingerNamesAreFprintds() {
         let hands = ["left", "right"].flatMap { hand in
             ["thumb", "index-finger", "middle-finger", "ring-finger", "little-finger"].map { "\(hand)-\($0)" }
