@@ -23,14 +23,17 @@ let package = Package(
 
         // The command-line rules of localauth and localauthd: typed option and argument rows, the parser, help layout.
         .target(name: "CommandLineKit"),
-        // The API v1 names (bus name, paths, interfaces, error prefix), shared by daemon and clients.
+        // The API v1 contract, shared by the core, the daemon, the clients, the CLI and the providers: names (bus
+        // name, paths, interfaces, error names) and the vocabulary both sides use (LAPolicy, LAErrorCode,
+        // LABiometryType, BiometricModality, ContextState, PromptKind, AgentUpdateKind, AgentResponse, FingerName,
+        // RequirementTerm). No libdbus, no Foundation.
         .target(name: "LocalAuthAPI"),
         // Policy core: contexts, policies, errors, lockout ledger. No I/O, no C.
-        .target(name: "LocalAuthCore"),
+        .target(name: "LocalAuthCore", dependencies: ["LocalAuthAPI"]),
         // The built-in backends: fingerprint and face simulators, Argon2id passcode hashing.
-        .target(name: "LocalAuthBackends", dependencies: ["LocalAuthCore", "CSodium"]),
+        .target(name: "LocalAuthBackends", dependencies: ["LocalAuthAPI", "LocalAuthCore", "CSodium"]),
         // The real world behind the core's protocols: atomic state files, configuration files, the system clock.
-        .target(name: "LocalAuthSystem", dependencies: ["LocalAuthCore"]),
+        .target(name: "LocalAuthSystem", dependencies: ["LocalAuthAPI", "LocalAuthCore"]),
         // The keys and sealed secrets of rights (LARight): P-256 through OpenSSL's libcrypto, sealing with
         // the machine's TPM 2.0 (tpm2-tss) or a root-only wrapping key. Behind the core's RightVault.
         .target(name: "LocalAuthVault", dependencies: ["LocalAuthCore", "CCrypto", "CTSS2", "CSodium"]),
@@ -44,7 +47,7 @@ let package = Package(
         // The D-Bus API v1: Manager, Context and Simulator objects translating to the engine.
         .target(name: "LocalAuthService", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthDBus", "LocalAuthProviders", "LocalAuthVault"]),
         // The daemon: options, configuration, logging, signals.
-        .executableTarget(name: "localauthd", dependencies: ["CommandLineKit", "LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus", "LocalAuthBackends", "LocalAuthVault"]),
+        .executableTarget(name: "localauthd", dependencies: ["LocalAuthAPI", "CommandLineKit", "LocalAuthService", "LocalAuthSystem", "LocalAuthCore", "LocalAuthDBus", "LocalAuthBackends", "LocalAuthVault"]),
         // `import Security`'s part that LocalAuthentication's rights and access controls use:
         // SecAccessControl, SecAccessControlCreateWithFlags, SecKeyAlgorithm, kSecAttrAccessible…, with Apple's values.
         .target(name: "Security"),
@@ -64,45 +67,47 @@ let package = Package(
                                                          "LocalAuthSystem", "LocalAuthBackends", "CPAM", "CSodium"]),
 
         // A provider (org.localauth.Provider1) for real fingerprint readers, through fprintd.
-        .executableTarget(name: "localauth-fprintd-provider", dependencies: ["CommandLineKit", "LocalAuthBackends", "LocalAuthDBus"]),
+        .executableTarget(name: "localauth-fprintd-provider", dependencies: ["CommandLineKit", "LocalAuthAPI", "LocalAuthDBus"]),
 
         // `make bench`: latency, throughput, memory and start-up of the release daemon (not part of `make test`).
-        .executableTarget(name: "localauth-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
+        .executableTarget(name: "localauth-bench", dependencies: ["LocalAuthAPI", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
                           path: "Benchmarks/localauth-bench"),
         // `make bench`: a match through the Python reference provider against the built-in simulator, same run.
-        .executableTarget(name: "localauth-provider-bench", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
+        .executableTarget(name: "localauth-provider-bench", dependencies: ["LocalAuthAPI", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"],
                           path: "Benchmarks/provider-bench"),
 
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
-        .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTestSupport"]),
-        .testTarget(name: "LocalAuthBackendsTests", dependencies: ["LocalAuthBackends", "LocalAuthTestSupport"]),
-        .testTarget(name: "LocalAuthSystemTests", dependencies: ["LocalAuthSystem", "LocalAuthBackends", "LocalAuthTestSupport"]),
+        // The vocabulary's raw values (Apple's) and wire strings.
+        .testTarget(name: "LocalAuthAPITests", dependencies: ["LocalAuthAPI"]),
+        .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthAPI", "LocalAuthCore", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthBackendsTests", dependencies: ["LocalAuthAPI", "LocalAuthBackends", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthSystemTests", dependencies: ["LocalAuthAPI", "LocalAuthSystem", "LocalAuthBackends", "LocalAuthTestSupport"]),
         // The vault: sealing (wrapping key file, TPM 2.0 through swtpm) and the P-256 operations.
         .testTarget(name: "LocalAuthVaultTests", dependencies: ["LocalAuthVault", "LocalAuthCore", "LocalAuthTestSupport"]),
-        .testTarget(name: "LocalAuthDBusTests", dependencies: ["LocalAuthDBus", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthDBusTests", dependencies: ["LocalAuthAPI", "LocalAuthDBus", "LocalAuthTestSupport"]),
         // Integration: the real localauthd binary on a private bus, driven by gdbus, busctl, python3-dbus and LocalAuthDBus.
-        .testTarget(name: "LocalAuthServiceTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthProviders", "LocalAuthTestSupport"]),
-        // The service layer's parts without the binary or a bus (the access stage's decisions).
-        .testTarget(name: "LocalAuthServiceUnitTests", dependencies: ["LocalAuthService", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthServiceTests", dependencies: ["LocalAuthAPI", "localauthd", "LocalAuthDBus", "LocalAuthProviders", "LocalAuthTestSupport"]),
+        // The service layer's parts without the binary or a bus (the access stage's decisions, the callers' queues).
+        .testTarget(name: "LocalAuthServiceUnitTests", dependencies: ["LocalAuthAPI", "LocalAuthService", "LocalAuthTestSupport"]),
         .testTarget(name: "LocalAuthenticationTests",
-                    dependencies: ["LocalAuthentication", "Security", "LocalAuthDBus", "LocalAuthTestSupport", "localauthd",
+                    dependencies: ["LocalAuthAPI", "LocalAuthentication", "Security", "LocalAuthDBus", "LocalAuthTestSupport", "localauthd",
                                    "BiometricAuthManagerExample", "SecureNotesExample"]),
         // iOS code in Swift 5 language mode: the `reply` closures Apple's SDK accepts there must build.
         .testTarget(name: "LocalAuthenticationSwift5Tests",
                     dependencies: ["LocalAuthentication", "Security", "LocalAuthTestSupport", "localauthd"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         // The real localauth binary against the real localauthd on a private bus.
-        .testTarget(name: "LocalAuthCLITests", dependencies: ["localauth", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthCLITests", dependencies: ["LocalAuthAPI", "localauth", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
         // Faults and abuse: lockout races, crashes, vanishing clients, a bus fuzzer, access, secrets.
         // Bounded here; `make stress` runs the same tests bigger (LOCALAUTH_STRESS=1).
-        .testTarget(name: "LocalAuthReliabilityTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthReliabilityTests", dependencies: ["LocalAuthAPI", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
         // pam_localauth.so (C, built by `make pam`) under pam_wrapper against the real daemon.
         // localauth-fprintd-provider against real fprintd with libfprint's virtual_device on a private bus.
         .testTarget(name: "LocalAuthFprintdTests",
-                    dependencies: ["localauth-fprintd-provider", "localauth", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
-        .testTarget(name: "LocalAuthPAMTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+                    dependencies: ["LocalAuthAPI", "localauth-fprintd-provider", "localauth", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
+        .testTarget(name: "LocalAuthPAMTests", dependencies: ["LocalAuthAPI", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"]),
         // agent-gtk/localauth-agent-gtk (the desktop sheet) on Xvfb against the real daemon, read through AT-SPI.
-        .testTarget(name: "LocalAuthDesktopAgentTests", dependencies: ["localauthd", "LocalAuthDBus", "LocalAuthTestSupport"], exclude: ["sheet-driver.py"]),
+        .testTarget(name: "LocalAuthDesktopAgentTests", dependencies: ["LocalAuthAPI", "localauthd", "LocalAuthDBus", "LocalAuthTestSupport"], exclude: ["sheet-driver.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

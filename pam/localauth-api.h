@@ -45,5 +45,21 @@
 #define LA_ERROR_RIGHT_NOT_AUTHORIZED "org.localauth.LocalAuthentication1.Error.RightNotAuthorized"
 #define LA_ERROR_RIGHT_INVALIDATED "org.localauth.LocalAuthentication1.Error.RightInvalidated"
 
+/* Policies (LAPolicy), the u of EvaluatePolicy and CanEvaluatePolicy. */
+#define LA_POLICY_DEVICE_OWNER_AUTHENTICATION_WITH_BIOMETRICS 1u
+#define LA_POLICY_DEVICE_OWNER_AUTHENTICATION 2u
+#define LA_POLICY_DEVICE_OWNER_AUTHENTICATION_WITH_COMPANION 3u
+#define LA_POLICY_DEVICE_OWNER_AUTHENTICATION_WITH_BIOMETRICS_OR_COMPANION 4u
+#define LA_POLICY_DEVICE_OWNER_AUTHENTICATION_WITH_WRIST_DETECTION 5u
+
+/* The kinds of the Context's Prompt signal. */
+#define LA_PROMPT_BIOMETRY "biometry"
+#define LA_PROMPT_WAITING "waiting"
+#define LA_PROMPT_RETRY "retry"
+#define LA_PROMPT_ATTENTION_REQUIRED "attention-required"
+#define LA_PROMPT_NO_MATCH "no-match"
+#define LA_PROMPT_PASSCODE "passcode"
+#define LA_PROMPT_PASSCODE_WRONG "passcode-wrong"
+
 #endif
 

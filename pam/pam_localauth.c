@@ -41,8 +41,8 @@
 
 #include "localauth-api.h"
 
-#define POLICY_BIOMETRICS 1u
-#define POLICY_OWNER 2u
+#define POLICY_BIOMETRICS LA_POLICY_DEVICE_OWNER_AUTHENTICATION_WITH_BIOMETRICS
+#define POLICY_OWNER LA_POLICY_DEVICE_OWNER_AUTHENTICATION
 /* Calls that should answer at once; EvaluatePolicy is waited for in the loop instead. */
 #define CALL_TIMEOUT_MS 10000
 /* SubmitPasscode: the daemon hashes with Argon2id, slow on a busy machine. */
@@ -417,11 +417,11 @@ static void ask_passcode(struct session *session)
 static void handle_prompt(struct session *session, const char *kind, const char *text)
 {
     debug_log(session->options, session->pamh, "prompt %s", kind);
-    if (strcmp(kind, "biometry") == 0 || strcmp(kind, "waiting") == 0) {
+    if (strcmp(kind, LA_PROMPT_BIOMETRY) == 0 || strcmp(kind, LA_PROMPT_WAITING) == 0) {
         say(session->pamh, PAM_TEXT_INFO, text);
-    } else if (strcmp(kind, "retry") == 0 || strcmp(kind, "attention-required") == 0) {
+    } else if (strcmp(kind, LA_PROMPT_RETRY) == 0 || strcmp(kind, LA_PROMPT_ATTENTION_REQUIRED) == 0) {
         say(session->pamh, PAM_ERROR_MSG, text);
-    } else if (strcmp(kind, "no-match") == 0) {
+    } else if (strcmp(kind, LA_PROMPT_NO_MATCH) == 0) {
         say(session->pamh, PAM_ERROR_MSG, text);
         session->no_matches++;
         if (session->no_matches < session->options->max_tries)
@@ -435,10 +435,10 @@ static void handle_prompt(struct session *session, const char *kind, const char 
         } else {
             stop_evaluation(session, PAM_MAXTRIES);
         }
-    } else if (strcmp(kind, "passcode") == 0) {
+    } else if (strcmp(kind, LA_PROMPT_PASSCODE) == 0) {
         say(session->pamh, PAM_TEXT_INFO, text);
         ask_passcode(session);
-    } else if (strcmp(kind, "passcode-wrong") == 0) {
+    } else if (strcmp(kind, LA_PROMPT_PASSCODE_WRONG) == 0) {
         say(session->pamh, PAM_ERROR_MSG, text);
         if (session->decided == PAM_INCOMPLETE)
             ask_passcode(session);

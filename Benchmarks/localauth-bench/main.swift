@@ -5,6 +5,7 @@
 //
 // localauth-bench --echo PATH --floor PATH [--daemon PATH] [--json FILE] [--markdown FILE] [--runs N] [--concurrent-only]
 import Foundation
+import LocalAuthAPI
 import LocalAuthDBus
 import LocalAuthTestSupport
 

@@ -11,6 +11,7 @@
 // touches it; the cycle ends with EvaluatePolicy's reply. "touch → reply" is the part a sensor
 // event costs: for the provider it includes the provider's ReportAttempt call to localauthd.
 import Foundation
+import LocalAuthAPI
 import LocalAuthDBus
 import LocalAuthTestSupport
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/// The contract's names for C clients (the PAM module), rendered from ``LocalAuthBusNames`` and
-/// ``LocalAuthErrorName`` so that no C file spells them on its own. `make man` writes it to
+/// The contract's names and values for C clients (the PAM module), rendered from ``LocalAuthBusNames``,
+/// ``LocalAuthErrorName``, ``LAPolicy`` and ``PromptKind`` so that no C file spells them on its own. `make man` writes it to
 /// `pam/localauth-api.h`; a test fails when the committed header is stale.
 public enum LocalAuthCHeader {
     public static var text: String {
@@ -25,8 +25,16 @@ public enum LocalAuthCHeader {
             let macro = "LA_ERROR_" + cName(error.rawValue)
             lines.append(define(macro, error.dbusName))
             if let code = error.laErrorCode {
-                lines.append("#define \(macro)_CODE (\(code))")
+                lines.append("#define \(macro)_CODE (\(code.rawValue))")
             }
+        }
+        lines += ["", "/* Policies (LAPolicy), the u of EvaluatePolicy and CanEvaluatePolicy. */"]
+        for policy in LAPolicy.allCases {
+            lines.append("#define LA_POLICY_\(cName("\(policy)")) \(policy.rawValue)u")
+        }
+        lines += ["", "/* The kinds of the Context's Prompt signal. */"]
+        for kind in PromptKind.allCases {
+            lines.append(define("LA_PROMPT_" + cName("\(kind)"), kind.rawValue))
         }
         lines += ["", "#endif", ""]
         return lines.joined(separator: "\n")

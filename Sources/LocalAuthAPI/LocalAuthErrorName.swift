@@ -38,29 +38,30 @@ public enum LocalAuthErrorName: String, CaseIterable, Sendable {
         self.init(rawValue: String(dbusName.dropFirst(LocalAuthBusNames.errorPrefix.count)))
     }
 
-    /// The error that carries this LAError code.
-    public init?(laErrorCode: Int) {
+    /// The error that carries this LAError code; nil for the macOS-only codes (-12…-14), which
+    /// localauthd never produces.
+    public init?(laErrorCode: LAErrorCode) {
         guard let name = Self.allCases.first(where: { $0.laErrorCode == laErrorCode }) else { return nil }
         self = name
     }
 
-    /// Apple's `LAError.Code` raw value this error carries (`passcodeLockout`, -9001, is this
-    /// project's extension), or nil for `Busy`, `NotEvaluating` and the rights' errors, which are not LAErrors.
-    public var laErrorCode: Int? {
+    /// The LAError code this error carries (`passcodeLockout` is this project's extension), or nil
+    /// for `Busy`, `NotEvaluating` and the rights' errors, which are not LAErrors.
+    public var laErrorCode: LAErrorCode? {
         switch self {
-        case .authenticationFailed: -1
-        case .userCancel: -2
-        case .userFallback: -3
-        case .systemCancel: -4
-        case .passcodeNotSet: -5
-        case .biometryNotAvailable: -6
-        case .biometryNotEnrolled: -7
-        case .biometryLockout: -8
-        case .appCancel: -9
-        case .invalidContext: -10
-        case .companionNotAvailable: -11
-        case .notInteractive: -1004
-        case .passcodeLockout: -9001
+        case .authenticationFailed: .authenticationFailed
+        case .userCancel: .userCancel
+        case .userFallback: .userFallback
+        case .systemCancel: .systemCancel
+        case .passcodeNotSet: .passcodeNotSet
+        case .biometryNotAvailable: .biometryNotAvailable
+        case .biometryNotEnrolled: .biometryNotEnrolled
+        case .biometryLockout: .biometryLockout
+        case .appCancel: .appCancel
+        case .invalidContext: .invalidContext
+        case .companionNotAvailable: .companionNotAvailable
+        case .notInteractive: .notInteractive
+        case .passcodeLockout: .passcodeLockout
         case .busy, .notEvaluating, .rightNotFound, .rightNotAuthorized, .rightInvalidated: nil
         }
     }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthCore
 
 /// The one list of backends: maps each id `backends` may name to the factory that makes it.

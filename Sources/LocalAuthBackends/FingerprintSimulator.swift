@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthCore
 
 /// A scripted fingerprint sensor: presenting an enrolled finger matches, any other finger does

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthCore
 
 /// What the `Simulator` bus object drives on a simulated sensor. A registry row that makes a

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
+import LocalAuthAPI
 
 /// Server side: exporting objects.
 extension DBusConnection {

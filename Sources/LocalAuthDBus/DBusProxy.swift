@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// A remote object seen through its interface's declaration: every call and property access is
 /// checked against it before anything is sent (the member or property is declared, the arguments
 /// or value have the declared signature) and the reply after (the declared out signature), so a

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// One object's interface as a table, in the style of sd-bus vtables: one row per member (name and
 /// handler; the signature comes from the interface's declaration), and the properties served from
 /// the same declaration. ``dispatch(_:)`` does every check a row would otherwise repeat before any

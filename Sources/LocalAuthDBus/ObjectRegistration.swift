@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Dispatch
 import CDBus
+import LocalAuthAPI
 
 /// A registered object path: the handler plus what libdbus needs to call it.
 ///

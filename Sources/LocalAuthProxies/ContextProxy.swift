@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// `…Context` at one context's path, typed; checked against ``LocalAuthInterface/context``.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// `…Rights` at ``LocalAuthBusNames/rightsPath``, typed; each call is checked against

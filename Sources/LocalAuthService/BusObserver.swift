@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Dispatch
+import LocalAuthAPI
 import LocalAuthCore
 import LocalAuthDBus
 import Synchronization

@@ -37,7 +37,7 @@ extension LocalAuthError {
 extension LAErrorCode {
     /// The contract's name for this code; every code has one (a test holds the two tables together).
     var errorName: LocalAuthErrorName {
-        guard let name = LocalAuthErrorName(laErrorCode: rawValue) else {
+        guard let name = LocalAuthErrorName(laErrorCode: self) else {
             preconditionFailure("LAErrorCode \(self) has no error name in LocalAuthAPI")
         }
         return name

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthCore
 import Synchronization
 
@@ -37,7 +38,7 @@ public final class RecordingObserver: EngineObserver {
     public init() {}
 
     public var prompts: [PromptRecord] { log.withLock { $0.prompts } }
-    public func promptKinds(for context: ContextID) -> [Prompt.Kind] {
+    public func promptKinds(for context: ContextID) -> [PromptKind] {
         log.withLock { $0.prompts.filter { $0.context == context }.map(\.prompt.kind) }
     }
     public var changes: [ContextSnapshot] { log.withLock { $0.changes } }

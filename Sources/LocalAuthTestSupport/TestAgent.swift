@@ -22,7 +22,7 @@ public final class TestAgent: Sendable {
         public var kind: String {
             switch self {
             case .begin: "begin"
-            case .update(_, _, let update): update["Kind"]?.string ?? ""
+            case .update(_, _, let update): update[LocalAuthAgentUpdateKey.kind.rawValue]?.string ?? ""
             case .end: "end"
             }
         }

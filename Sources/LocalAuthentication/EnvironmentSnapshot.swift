@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import LocalAuthAPI
 
 /// What an ``LAEnvironmentState`` shows, compared to tell observers of changes.
 struct EnvironmentSnapshot: Hashable, Sendable {

@@ -130,17 +130,17 @@ public final class LAAuthenticationAgent: Sendable {
         guard let cookie = cookies.withLock({ $0[handle] }) else {
             throw LAError(.systemCancel, message: "No authentication \(handle) is open.")
         }
-        let response: String, passcode: DBusValue
+        let response: AgentResponse, passcode: DBusValue
         switch answer {
-        case .passcode(let text): (response, passcode) = ("passcode", .secret(DBusSecret(copying: Array(text.utf8))))
-        case .fallback: (response, passcode) = ("fallback", .string(""))
-        case .cancel: (response, passcode) = ("cancel", .string(""))
-        case .allowFace: (response, passcode) = ("allow-face", .string(""))
-        case .allowFaceWithPasscode(let text): (response, passcode) = ("allow-face", .secret(DBusSecret(copying: Array(text.utf8))))
-        case .denyFace: (response, passcode) = ("deny-face", .string(""))
+        case .passcode(let text): (response, passcode) = (.passcode, .secret(DBusSecret(copying: Array(text.utf8))))
+        case .fallback: (response, passcode) = (.fallback, .string(""))
+        case .cancel: (response, passcode) = (.cancel, .string(""))
+        case .allowFace: (response, passcode) = (.allowFace, .string(""))
+        case .allowFaceWithPasscode(let text): (response, passcode) = (.allowFace, .secret(DBusSecret(copying: Array(text.utf8))))
+        case .denyFace: (response, passcode) = (.denyFace, .string(""))
         }
         do {
-            _ = try await manager("AgentResponse", [.string(cookie), .string(response), passcode])
+            _ = try await manager("AgentResponse", [.string(cookie), .string(response.rawValue), passcode])
         } catch let error as DBusError {
             throw LAError(reply: error, policy: .deviceOwnerAuthentication)
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import LocalAuthAPI
 
 /// Apple's requirement that protects a right (`LARight(requirement:)`): which authentication
 /// `authorize(localizedReason:)` asks for.
@@ -20,26 +21,30 @@ public class LAAuthenticationRequirement: NSObject, @unchecked Sendable {
         self.expression = expression
     }
 
+    required convenience init(_ term: RequirementTerm) {
+        self.init(expression: term.rawValue)
+    }
+
     /// The device owner: biometry, or the passcode.
-    public class var `default`: LAAuthenticationRequirement { Self(expression: "default") }
+    public class var `default`: LAAuthenticationRequirement { Self(.default) }
 
     /// Any enrolled biometry. Authorizations fail when no biometry is available or enrolled.
-    public class var biometry: LAAuthenticationRequirement { Self(expression: "biometry") }
+    public class var biometry: LAAuthenticationRequirement { Self(.biometry) }
 
     /// Biometry with the enrollments of when the right was saved: adding or removing a finger or
     /// face makes the right unusable (`errSecItemNotFound`).
-    public class var biometryCurrentSet: LAAuthenticationRequirement { Self(expression: "biometry-current-set") }
+    public class var biometryCurrentSet: LAAuthenticationRequirement { Self(.biometryCurrentSet) }
 
     /// Biometry, or the fallback when biometry fails, is unavailable or the user prefers it.
     public class func biometry(fallback: LABiometryFallbackRequirement) -> Self {
-        Self(expression: "biometry or \(fallback.term)")
+        Self(expression: RequirementConnective.or.join([.biometry, fallback.term]))
     }
 
     /// Whether the expression has a `biometry-current-set` term.
-    var needsCurrentSet: Bool { expression.contains("biometry-current-set") }
+    var needsCurrentSet: Bool { RequirementTerm.terms(of: expression).contains(.biometryCurrentSet) }
 
     /// Whether an authorization may ask for the passcode.
-    var acceptsPasscode: Bool { expression.contains("default") || expression.contains("passcode") }
+    var acceptsPasscode: Bool { RequirementTerm.terms(of: expression).contains(where: \.acceptsPasscode) }
 
     public override func isEqual(_ object: Any?) -> Bool {
         (object as? LAAuthenticationRequirement)?.expression == expression

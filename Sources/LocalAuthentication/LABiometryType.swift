@@ -1,18 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// The biometric hardware an `LAContext` would use, with Apple's raw values.
-public enum LABiometryType: Int, Sendable, Hashable, CaseIterable {
-    case none = 0
-    /// A fingerprint sensor.
-    case touchID = 1
-    /// A face sensor.
-    case faceID = 2
-    /// Apple's iris sensor. Declared so code written for Apple platforms builds; localauthd never reports it.
-    case opticID = 4
-
-    @available(*, deprecated, renamed: "none")
-    public static var typeNone: LABiometryType { .none }
-
-    /// Apple's name before iOS 11.2.
-    @available(*, deprecated, renamed: "none")
-    public static var LABiometryNone: LABiometryType { .none }
-}
+///
+/// Declared once, in LocalAuthAPI, for the daemon and every client; this public typealias (not an
+/// `@_exported import`, which would hand apps the whole contract module) makes `import LocalAuthentication`
+/// alone give it, as on Apple platforms.
+public typealias LABiometryType = LocalAuthAPI.LABiometryType

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import LocalAuthAPI
 import Security
 
 extension LAContext {
@@ -29,7 +30,7 @@ extension LAContext {
         let reason = LocalAuthDaemon.acceptableText(localizedReason.isEmpty ? self.localizedReason : localizedReason)
         let call = ContextSession.EvaluationCall(
             perform: { try await $0.evaluateRequirement(requirement, reason: reason, timeout: $1) },
-            acceptsPasscode: requirement.contains("default") || requirement.contains("passcode"))
+            acceptsPasscode: RequirementTerm.terms(of: requirement).contains(where: \.acceptsPasscode))
         session.send(.evaluate(call) { failure in
             let error = failure.map(RightError.from)
             Self.replyQueue.async { reply(error == nil, error) }
@@ -50,17 +51,17 @@ extension LAContext {
 
     /// The requirement expression for access-control `flags`; nil when they have no constraint.
     static func requirement(of flags: SecAccessControlCreateFlags) throws(LAError) -> String? {
-        let terms: [(SecAccessControlCreateFlags, String)] = [
-            (.userPresence, "default"), (.biometryAny, "biometry"), (.biometryCurrentSet, "biometry-current-set"),
-            (.devicePasscode, "passcode"), (.applicationPassword, "passcode"),
+        let terms: [(SecAccessControlCreateFlags, RequirementTerm)] = [
+            (.userPresence, .default), (.biometryAny, .biometry), (.biometryCurrentSet, .biometryCurrentSet),
+            (.devicePasscode, .passcode), (.applicationPassword, .passcode),
         ]
-        var chosen: [String] = []
+        var chosen: [RequirementTerm] = []
         for (flag, term) in terms where flags.contains(flag) && !chosen.contains(term) { chosen.append(term) }
         let joinsWithOr = flags.contains(.or)
         if flags.contains(.companion), chosen.isEmpty || !joinsWithOr {
             throw LAError(.companionNotAvailable, message: "The access control needs a companion device; localauthd pairs none.")
         }
         guard !chosen.isEmpty else { return nil }
-        return chosen.joined(separator: joinsWithOr ? " or " : " and ")
+        return (joinsWithOr ? RequirementConnective.or : .and).join(chosen)
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import LocalAuthAPI
 
 /// Apple's `LAContext.domainState` (iOS 18, macOS 15): what the context knows of the user's
 /// biometric enrollments and paired companions, as of its last `canEvaluatePolicy` or evaluation.

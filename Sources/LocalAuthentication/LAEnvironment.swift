@@ -151,23 +151,25 @@ open class LAEnvironment: NSObject, @unchecked Sendable {
         let manager = ManagerProxy(connection)
         let user = try await manager.userState()
         let backends = try await manager.backends()
-        let enrolled = Set((user[LocalAuthUserStateKey.enrollments.rawValue]?.arrayElements ?? []).compactMap { $0.structure?.first?.string })
+        let enrolled = Set((user[LocalAuthUserStateKey.enrollments.rawValue]?.arrayElements ?? []).compactMap {
+            $0.structure?.first?.string.flatMap(BiometricModality.init(rawValue:))
+        })
         // Each backend: (id, modality, available, details).
-        var sensors: [String: Bool] = [:]
+        var sensors: [BiometricModality: Bool] = [:]
         for entry in backends.arrayElements ?? [] {
-            guard let fields = entry.structure, fields.count >= 3, let modality = fields[1].string, let available = fields[2].bool,
-                  modality == "face" || modality == "fingerprint"
+            guard let fields = entry.structure, fields.count >= 3, let name = fields[1].string, let available = fields[2].bool,
+                  let modality = BiometricModality(rawValue: name)
             else { continue }
             sensors[modality] = (sensors[modality] ?? false) || available
         }
-        let modality: String? = if sensors["face"] != nil, enrolled.contains("face") || !enrolled.contains("fingerprint") || sensors["fingerprint"] == nil {
-            "face"
-        } else if sensors["fingerprint"] != nil { "fingerprint" } else { nil }
+        let modality: BiometricModality? = if sensors[.face] != nil, enrolled.contains(.face) || !enrolled.contains(.fingerprint) || sensors[.fingerprint] == nil {
+            .face
+        } else if sensors[.fingerprint] != nil { .fingerprint } else { nil }
         var biometry: EnvironmentSnapshot.Biometry?
         if let modality {
             let isEnrolled = enrolled.contains(modality)
             biometry = EnvironmentSnapshot.Biometry(
-                type: modality == "face" ? .faceID : .touchID, isEnrolled: isEnrolled,
+                type: modality.biometryType, isEnrolled: isEnrolled,
                 isLockedOut: user[LocalAuthUserStateKey.biometryLockedOut.rawValue]?.bool ?? false,
                 sensorInaccessible: sensors[modality] != true,
                 stateHash: isEnrolled ? await domainState(connection) : nil)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import LocalAuthAPI
 
 /// Apple's `LAEnvironment.MechanismBiometry`: the user's biometry in localauthd — the face
 /// sensor when it has the user's enrollments or no fingerprint sensor does, else the fingerprint sensor.

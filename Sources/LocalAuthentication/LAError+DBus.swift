@@ -15,7 +15,7 @@ extension LAError {
             self.init(.systemCancel, message: "localauthd could not be asked: \(error)")
             return
         }
-        if let code = LocalAuthErrorName(dbusName: error.name.rawValue)?.laErrorCode.flatMap(Code.init(rawValue:)) {
+        if let code = LocalAuthErrorName(dbusName: error.name.rawValue)?.laErrorCode {
             self.init(code, message: error.message)
             return
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import LocalAuthAPI
 
 /// Apple's error domain for LocalAuthentication errors.
 public let LAErrorDomain = "com.apple.LocalAuthentication"
@@ -18,55 +19,10 @@ public let kLAErrorDomain = LAErrorDomain
 /// conformance, which swift-corelibs-foundation's `_ObjectiveCBridgeableError` alone does not give.)
 public struct LAError: Error, CustomNSError, Hashable, Sendable {
     /// Apple's codes, plus `passcodeLockout`, this project's extension.
-    public enum Code: Int, Sendable, Hashable, CaseIterable {
-        /// The user gave wrong credentials (attempts of this evaluation used up, or a wrong passcode).
-        case authenticationFailed = -1
-        /// The user cancelled.
-        case userCancel = -2
-        /// The user chose the fallback button of a biometrics-only evaluation.
-        case userFallback = -3
-        /// The system stopped the evaluation (timeout, daemon shutdown, a refused request).
-        case systemCancel = -4
-        /// No passcode is set.
-        case passcodeNotSet = -5
-        /// No biometric sensor is available (or localauthd is unreachable, for biometric policies).
-        case biometryNotAvailable = -6
-        /// No fingerprint or face is enrolled.
-        case biometryNotEnrolled = -7
-        /// Too many failed biometric attempts; the passcode unlocks biometry again.
-        case biometryLockout = -8
-        /// The app invalidated the context during the evaluation.
-        case appCancel = -9
-        /// The context was invalidated.
-        case invalidContext = -10
-        /// No companion device (watch) is available; always so on Linux.
-        case companionNotAvailable = -11
-        /// macOS only: no paired biometric accessory. Never produced here.
-        case biometryNotPaired = -12
-        /// macOS only: the biometric accessory is disconnected. Never produced here.
-        case biometryDisconnected = -13
-        /// macOS only: invalid UI dimensions. Never produced here.
-        case invalidDimensions = -14
-        /// `interactionNotAllowed` is set and the evaluation would need the user.
-        case notInteractive = -1004
-        /// localauthd's extension, not Apple's: the passcode is delayed after wrong attempts, or
-        /// locked until an administrator resets it. The error message says which and until when.
-        case passcodeLockout = -9001
-
-        @available(*, deprecated, renamed: "biometryNotAvailable")
-        public static var touchIDNotAvailable: Code { .biometryNotAvailable }
-        @available(*, deprecated, renamed: "biometryNotEnrolled")
-        public static var touchIDNotEnrolled: Code { .biometryNotEnrolled }
-        @available(*, deprecated, renamed: "biometryLockout")
-        public static var touchIDLockout: Code { .biometryLockout }
-        @available(*, deprecated, renamed: "companionNotAvailable")
-        public static var watchNotAvailable: Code { .companionNotAvailable }
-
-        /// Lets `catch LAError.userCancel` match an error with this code.
-        public static func ~= (pattern: Code, error: any Error) -> Bool {
-            (error as? LAError)?.code == pattern
-        }
-    }
+    ///
+    /// Declared once, in LocalAuthAPI, for the daemon and every client; this public typealias (not an
+    /// `@_exported import`) makes `import LocalAuthentication` alone give `LAError.Code`, as on Apple platforms.
+    public typealias Code = LAErrorCode
 
     public let code: Code
     /// What happened and what the user can do, from localauthd when it answered.
@@ -139,5 +95,12 @@ public struct LAError: Error, CustomNSError, Hashable, Sendable {
         case .notInteractive: "Authentication needs the user, but interaction is not allowed."
         case .passcodeLockout: "The passcode is locked after too many wrong attempts."
         }
+    }
+}
+
+extension LAErrorCode {
+    /// Lets `catch LAError.userCancel` match an error with this code.
+    public static func ~= (pattern: LAErrorCode, error: any Error) -> Bool {
+        (error as? LAError)?.code == pattern
     }
 }

@@ -1,23 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// What an evaluation must establish, with Apple's names and raw values.
 ///
-/// As in Apple's framework, `deviceOwnerAuthenticationWithWatch` and
-/// `deviceOwnerAuthenticationWithBiometricsOrWatch` are older names of the companion policies 3 and 4.
-public enum LAPolicy: Int, Sendable, Hashable, CaseIterable {
-    /// A biometric match (fingerprint or face).
-    case deviceOwnerAuthenticationWithBiometrics = 1
-    /// A biometric match or the device passcode.
-    case deviceOwnerAuthentication = 2
-    /// A paired companion device. localauthd has none: always `companionNotAvailable`.
-    case deviceOwnerAuthenticationWithCompanion = 3
-    /// Biometry or a companion; here exactly as `deviceOwnerAuthenticationWithBiometrics`.
-    case deviceOwnerAuthenticationWithBiometricsOrCompanion = 4
-    /// A watch on the user's wrist. localauthd has none: always `companionNotAvailable`.
-    case deviceOwnerAuthenticationWithWristDetection = 5
-
-    @available(*, deprecated, renamed: "deviceOwnerAuthenticationWithCompanion")
-    public static var deviceOwnerAuthenticationWithWatch: LAPolicy { .deviceOwnerAuthenticationWithCompanion }
-
-    @available(*, deprecated, renamed: "deviceOwnerAuthenticationWithBiometricsOrCompanion")
-    public static var deviceOwnerAuthenticationWithBiometricsOrWatch: LAPolicy { .deviceOwnerAuthenticationWithBiometricsOrCompanion }
-}
+/// Declared once, in LocalAuthAPI, for the daemon and every client; this public typealias (not an
+/// `@_exported import`, which would hand apps the whole contract module) makes `import LocalAuthentication`
+/// alone give it, as on Apple platforms.
+public typealias LAPolicy = LocalAuthAPI.LAPolicy

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import LocalAuthBackends
+import LocalAuthAPI
 import LocalAuthDBus
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// Sends reports to localauthd's ProviderHost in the order they were made, one at a time, each

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CommandLineKit
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// Commands that change the caller's passcode, enrollments and settings, and the administrator's reset.
@@ -70,7 +71,7 @@ enum AccountCommands {
         var stdin = false
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await enroll(global, stdin: stdin, modality: "fingerprint", label: finger, done: "Enrolled fingerprint \(finger).")
+            try await enroll(global, stdin: stdin, modality: BiometricModality.fingerprint.rawValue, label: finger, done: "Enrolled fingerprint \(finger).")
         }
     }
 
@@ -83,7 +84,7 @@ enum AccountCommands {
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
             let label = alternate ? "alternate" : "primary"
-            return try await enroll(global, stdin: stdin, modality: "face", label: label, done: "Enrolled face \(label).")
+            return try await enroll(global, stdin: stdin, modality: BiometricModality.face.rawValue, label: label, done: "Enrolled face \(label).")
         }
     }
 
@@ -95,7 +96,7 @@ enum AccountCommands {
         var stdin = false
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await withPasscode(global, stdin: stdin, "Unenroll", [.string("fingerprint"), .string(finger)],
+            try await withPasscode(global, stdin: stdin, "Unenroll", [.string(BiometricModality.fingerprint.rawValue), .string(finger)],
                                    done: "Removed fingerprint \(finger).", action: "unenroll")
         }
     }
@@ -108,7 +109,7 @@ enum AccountCommands {
         var stdin = false
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await withPasscode(global, stdin: stdin, "Unenroll", [.string("face"), .string(alternate ? "alternate" : "primary")],
+            try await withPasscode(global, stdin: stdin, "Unenroll", [.string(BiometricModality.face.rawValue), .string(alternate ? "alternate" : "primary")],
                                    done: alternate ? "Removed the alternate face." : "Removed the face (both appearances).", action: "unenroll")
         }
     }

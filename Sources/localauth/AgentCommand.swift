@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Dispatch
 import CommandLineKit
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// `agent`: the text agent on the controlling terminal (this project's `pkttyagent`). Shows the
@@ -87,7 +88,7 @@ struct AgentCommand: ParsableCommand {
             case .daemon(.update(let handle, let cookie, let update)):
                 guard sheet?.handle == handle else { continue }
                 sheet?.cookie = cookie
-                if update["Kind"]?.string != "ready", let message = update["Message"]?.string { output.note(TerminalSafeText.line(message)) }
+                if update[LocalAuthAgentUpdateKey.kind.rawValue]?.string != AgentUpdateKind.ready.rawValue, let message = update[LocalAuthAgentUpdateKey.message.rawValue]?.string { output.note(TerminalSafeText.line(message)) }
             case .daemon(.end(let handle, let result)):
                 guard sheet?.handle == handle else { continue }
                 sheet = nil
@@ -109,7 +110,7 @@ struct AgentCommand: ParsableCommand {
                 let refusal: CLIError?
                 if open.askingFace {
                     // Any process of the uid can run an agent: the daemon wants the passcode with allow-face.
-                    let answer = await endpoint.respond(open.cookie, line.isEmpty ? "deny-face" : "allow-face", passcode: line)
+                    let answer = await endpoint.respond(open.cookie, line.isEmpty ? .denyFace : .allowFace, passcode: line)
                     if let answer {
                         output.note(answer.message)
                     } else {
@@ -119,9 +120,9 @@ struct AgentCommand: ParsableCommand {
                     continue
                 } else if line.isEmpty {
                     refusal = open.fallbackTitle.isEmpty ? .refused("There is no fallback on this sheet.")
-                        : await endpoint.respond(open.cookie, "fallback")
+                        : await endpoint.respond(open.cookie, .fallback)
                 } else if open.passcodeAllowed {
-                    refusal = await endpoint.respond(open.cookie, "passcode", passcode: line)
+                    refusal = await endpoint.respond(open.cookie, .passcode, passcode: line)
                 } else {
                     refusal = .refused("This evaluation takes no passcode: press Enter alone for “\(open.fallbackTitle)”, or Ctrl-C to cancel.")
                 }
@@ -134,7 +135,7 @@ struct AgentCommand: ParsableCommand {
                 break loop
             case .interrupt:
                 guard let open = sheet else { break loop }
-                if let refusal = await endpoint.respond(open.cookie, "cancel") { output.note(refusal.message) }
+                if let refusal = await endpoint.respond(open.cookie, .cancel) { output.note(refusal.message) }
             }
         }
         return ExitStatus.success

@@ -166,9 +166,9 @@ struct AgentEndpoint: Sendable {
     }
 
     /// `AgentResponse`; nil when taken, otherwise the daemon's refusal.
-    func respond(_ cookie: String, _ response: String, passcode: [UInt8] = []) async -> CLIError? {
+    func respond(_ cookie: String, _ response: AgentResponse, passcode: [UInt8] = []) async -> CLIError? {
         do throws(CLIError) {
-            _ = try await client.manager("AgentResponse", [.string(cookie), .string(response), DaemonClient.passcodeArgument(passcode)])
+            _ = try await client.manager("AgentResponse", [.string(cookie), .string(response.rawValue), DaemonClient.passcodeArgument(passcode)])
             return nil
         } catch {
             return error

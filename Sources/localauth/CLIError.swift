@@ -40,7 +40,7 @@ enum CLIError: Error, Sendable {
         var fields: [(String, JSONValue)] = []
         switch self {
         case .authentication(let error, _, let retryAfter):
-            fields = [("name", .string(error.swiftName))] + (error.laErrorCode.map { [("code", .int($0))] } ?? [])
+            fields = [("name", .string(error.swiftName))] + (error.laErrorCode.map { [("code", .int($0.rawValue))] } ?? [])
                 + (retryAfter.map { [("retryAfter", .int(Int(clamping: $0)))] } ?? [])
         case .usage: fields = [("name", "usage")]
         case .unreachable: fields = [("name", "unreachable")]

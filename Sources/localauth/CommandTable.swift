@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CommandLineKit
+import LocalAuthAPI
 
 /// One command as help, the manual page, completion and the router see it, read from its
 /// `ParsableCommand` type's configuration; `parse` fills and checks a value of that type.
@@ -125,7 +126,7 @@ enum CommandTable {
     ]
 
     /// `--policy`, as evaluate and can-evaluate take it.
-    nonisolated static func policyOption<Command>(_ field: WritableKeyPath<Command, Policy> & Sendable) -> Option<Command> {
+    nonisolated static func policyOption<Command>(_ field: WritableKeyPath<Command, LAPolicy> & Sendable) -> Option<Command> {
         .value(field, "--policy", "POLICY", "biometrics (1), owner (2, the default: biometrics or passcode), companion (3), biometrics-or-companion (4), wrist (5)")
     }
 

@@ -45,7 +45,7 @@ struct EvaluateCommand: ParsableCommand {
                    "why this evaluation may use Face ID (the context option FaceUsageDescription, Apple's NSFaceIDUsageDescription); empty: none, as an app without one"),
         ])
     var reason = ""
-    var policy = Policy.owner
+    var policy = LAPolicy.deviceOwnerAuthentication
     /// nil: the daemon's “Enter Password”; empty: no fallback.
     var fallbackTitle: String?
     var cancelTitle: String?
@@ -69,7 +69,7 @@ struct EvaluateCommand: ParsableCommand {
 
     func validate() throws(CLIError) {
         guard !passcodeStdin || policy.takesPasscode else {
-            throw .usage("--passcode-stdin needs --policy owner: policy \(policy.name) takes no passcode.")
+            throw .usage("--passcode-stdin needs --policy owner: policy \(policy.cliName) takes no passcode.")
         }
     }
 
@@ -87,7 +87,7 @@ struct EvaluateCommand: ParsableCommand {
         let context = try await client.createContext(contextOptions)
         let (policy, reason) = (policy, reason)
         let failure = try await authenticate(global, client, context, stdinPasscode: &stdinPasscode) { () async throws(CLIError) in
-            try await client.context(context, "EvaluatePolicy", [.uint32(policy.rawValue), .string(reason)],
+            try await client.context(context, "EvaluatePolicy", [.uint32(policy.wireValue), .string(reason)],
                                      timeout: global.timeout ?? .seconds(86_400))
         }
         let output = global.output
@@ -169,7 +169,7 @@ struct EvaluateCommand: ParsableCommand {
         func offerStdin() async {
             guard fromStdin, !offeredStdin else { return }
             offeredStdin = true
-            let refusal = await answer(stdinPasscode, "passcode")
+            let refusal = await answer(stdinPasscode, .passcode)
             // Offered once only: no reason to keep it while the evaluation goes on.
             Secret.wipe(&stdinPasscode)
             if let refusal { await cancel(because: refusal) }
@@ -190,9 +190,9 @@ struct EvaluateCommand: ParsableCommand {
         }
         /// Our agent's answer with the current cookie, or the app-side call without an agent;
         /// nil when taken (or the evaluation already ended), otherwise why not.
-        func answer(_ passcode: [UInt8], _ response: String) async -> CLIError? {
+        func answer(_ passcode: [UInt8], _ response: AgentResponse) async -> CLIError? {
             guard let agent else {
-                return response == "passcode" ? await Self.submit(passcode, client, context) : await Self.fallback(client, context)
+                return response == .passcode ? await Self.submit(passcode, client, context) : await Self.fallback(client, context)
             }
             guard let current = cookie else { return nil }
             let refusal = await agent.respond(current, response, passcode: passcode)
@@ -215,7 +215,7 @@ struct EvaluateCommand: ParsableCommand {
             switch event {
             case .prompt(let kind, let message):
                 // With our own agent, the passcode prompts come to it (in the daemon's catalog).
-                if agent != nil, kind == "passcode" || kind == "passcode-wrong" { continue }
+                if agent != nil, PromptKind(rawValue: kind)?.isPasscodeRequest == true { continue }
                 show(kind, message)
                 if agent == nil { await offerStdin() }
                 hint()
@@ -224,9 +224,9 @@ struct EvaluateCommand: ParsableCommand {
                 await offerStdin()
             case .agent(.update(_, let current, let update)):
                 cookie = current
-                let kind = update["Kind"]?.string ?? ""
-                if kind == "passcode" || kind == "passcode-wrong" {
-                    show(kind, update["Message"]?.string ?? "")
+                let kind = update[LocalAuthAgentUpdateKey.kind.rawValue]?.string ?? ""
+                if case .prompt(let prompt)? = AgentUpdateKind(rawValue: kind), prompt.isPasscodeRequest {
+                    show(kind, update[LocalAuthAgentUpdateKey.message.rawValue]?.string ?? "")
                     hint()
                 }
             case .agent(.end):
@@ -236,19 +236,19 @@ struct EvaluateCommand: ParsableCommand {
             case .line(var line?):
                 defer { Secret.wipe(&line) }
                 if line.isEmpty {
-                    if await answer([], "fallback") != nil {
+                    if await answer([], .fallback) != nil {
                         output.note("There is no fallback: --fallback-title is empty.")
                     }
                 } else if servedElsewhere {
                     output.note("Your session's authentication agent takes the passcode and the buttons; answer it there (Ctrl-C cancels here).")
                 } else if policy.takesPasscode {
                     // A wrong passcode comes back as a passcode-wrong prompt as well; a delay needs words here.
-                    if case .authentication(.passcodeLockout, _, _)? = await answer(line, "passcode") {
+                    if case .authentication(.passcodeLockout, _, _)? = await answer(line, .passcode) {
                         let wait = (try? await client.userState().passcodeWait) ?? 0
                         output.note(wait > 0 ? "passcode: next try in \(UserState.words(seconds: wait))" : "Passcode locked.")
                     }
                 } else {
-                    output.note("Policy \(policy.name) takes no passcode: press Enter alone for “\(fallbackTitle)”, or Ctrl-C to cancel.")
+                    output.note("Policy \(policy.cliName) takes no passcode: press Enter alone for “\(fallbackTitle)”, or Ctrl-C to cancel.")
                 }
             case .line(nil):
                 reader = nil

@@ -28,7 +28,7 @@ enum ExitStatus {
         for error in LocalAuthErrorName.allCases {
             guard let code = error.laErrorCode else { continue }
             let status = "\(error.exitStatus)".padding(toLength: 5)
-            lines.append("  \(status)\(error.swiftName) (LAError \(code))")
+            lines.append("  \(status)\(error.swiftName) (LAError \(code.rawValue))")
         }
         lines += [
             "  14   rightInvalidated (biometry changed since the right was saved)",

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import CommandLineKit
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// `monitor`: follows what the bus lets one client see.

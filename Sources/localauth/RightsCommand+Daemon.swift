@@ -75,7 +75,7 @@ extension DaemonClient {
         defer { Interrupts.handler = nil }
         var evaluation = EvaluateCommand()
         evaluation.reason = reason
-        evaluation.policy = right.takesPasscode ? .owner : .biometrics
+        evaluation.policy = right.takesPasscode ? .deviceOwnerAuthentication : .deviceOwnerAuthenticationWithBiometrics
         evaluation.usageDescription = "localauth rights uses a key or secret you saved at the command line."
         let context = contextProxy(try await createContext(evaluation.contextOptions))
         // Standard output may carry data: prompts go to standard error as text even with --json.

@@ -38,7 +38,7 @@ extension RightsCommand {
 
         /// Whether the passcode can satisfy the requirement (so the terminal is read for it).
         var takesPasscode: Bool {
-            requirement.split(separator: " ").contains { $0 == "default" || $0 == "passcode" }
+            RequirementTerm.terms(of: requirement).contains(where: \.acceptsPasscode)
         }
 
         /// The public key as SubjectPublicKeyInfo (DER), the form openssl and most tools read.

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import CommandLineKit
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// `rights`: rights (Apple's LARight, LAPersistedRight) saved by `localauth` itself, that is by the
@@ -185,7 +186,7 @@ enum RightsCommand {
         "who may use the right: default (biometry or passcode), biometry, biometry-current-set or passcode, or terms joined all by “ or ” or all by “ and ”, e.g. “biometry or passcode” (default: default)"
 
     /// Any expression (localauthd checks the grammar); completion offers the single terms.
-    nonisolated static let requirementParser = ValueParser<String>(completions: ["default", "biometry", "biometry-current-set", "passcode"]) {
+    nonisolated static let requirementParser = ValueParser<String>(completions: RequirementTerm.allCases.map(\.rawValue)) {
         text, option throws(CommandLineError) in
         guard !text.isEmpty else { throw CommandLineError("\(option) needs a requirement, e.g. default or “biometry or passcode”.") }
         return text

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// `sim …`: the simulator's "Matching Touch / Non-matching Face" menu as commands (root, localauthd's
@@ -51,7 +52,7 @@ enum SimulatorCommands {
     struct Connect: ParsableCommand {
         static let configuration = CommandConfiguration<Self>(
             words: ["sim", "connect"], summary: "Simulator: connect a sensor.",
-            arguments: [.argument(\.modality, "fingerprint|face", parser: .choice(["fingerprint", "face"]))])
+            arguments: [.argument(\.modality, "fingerprint|face", parser: .choice(BiometricModality.allCases.map(\.rawValue)))])
         var modality = ""
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
@@ -62,7 +63,7 @@ enum SimulatorCommands {
     struct Disconnect: ParsableCommand {
         static let configuration = CommandConfiguration<Self>(
             words: ["sim", "disconnect"], summary: "Simulator: disconnect a sensor.",
-            arguments: [.argument(\.modality, "fingerprint|face", parser: .choice(["fingerprint", "face"]))])
+            arguments: [.argument(\.modality, "fingerprint|face", parser: .choice(BiometricModality.allCases.map(\.rawValue)))])
         var modality = ""
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CommandLineKit
+import LocalAuthAPI
 import LocalAuthDBus
 
 /// `status`, `can-evaluate` and `enrollments`: read-only commands that count nothing.
@@ -16,9 +17,9 @@ enum StatusCommands {
             let backends = try await client.backends()
             let state = try await client.userState()
             let context = try await client.createContext()
-            let biometrics = try await check(.biometrics, on: context, client)
-            let owner = try await check(.owner, on: context, client)
-            let biometryType = BiometryType(try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
+            let biometrics = try await check(.deviceOwnerAuthenticationWithBiometrics, on: context, client)
+            let owner = try await check(.deviceOwnerAuthentication, on: context, client)
+            let biometryType = LABiometryType(wireValue: try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
             try await client.context(context, "Invalidate")
             // nil from a localauthd without rights.
             let keyProtection = try? await client.keyProtection()
@@ -32,7 +33,7 @@ enum StatusCommands {
                 let version = backend.version.isEmpty ? "" : " " + backend.version
                 return "\(backend.id) (provider\(version), \(backend.available ? "available" : "not available: " + backend.state))"
             }.joined(separator: ", "))
-            let simulated = backends.contains { $0.kind == "simulator" && $0.modality == biometryType.modality }
+            let simulated = backends.contains { $0.kind == "simulator" && $0.modality == biometryType.modality?.rawValue }
             lines.append("biometry type: \(biometryType.words(simulated: simulated))")
             if biometryType == .faceID {
                 lines.append("Face ID for apps: each app is asked once in your session agent (localauth agent or the desktop sheet), "
@@ -49,7 +50,7 @@ enum StatusCommands {
             global.output.result(lines.joined(separator: "\n"), json: .object([
                 ("version", .string(version)),
                 ("backends", .array(backends.map(\.json))),
-                ("biometryType", .string(biometryType.name)),
+                ("biometryType", .string(biometryType.cliName)),
                 ("user", state.json),
                 ("canEvaluate", .object([("biometrics", biometrics.json), ("owner", owner.json)])),
             ] + (keyProtection.map { [("keyProtection", .string($0))] } ?? [])))
@@ -91,18 +92,18 @@ enum StatusCommands {
         static let configuration = CommandConfiguration<Self>(
             words: ["can-evaluate"], summary: "Check whether a policy could be evaluated now; the exit status says yes (0) or why not.",
             details: "Counts nothing and asks for nothing.", options: [CommandTable.policyOption(\.policy)])
-        var policy = Policy.owner
+        var policy = LAPolicy.deviceOwnerAuthentication
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
             let context = try await client.createContext()
             let answer = try await check(policy, on: context, client)
-            let biometryType = BiometryType(try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
+            let biometryType = LABiometryType(wireValue: try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
             try await client.context(context, "Invalidate")
-            global.output.result("\(policy.name): \(answer.words)", json: .object([
-                ("policy", .string(policy.name)), ("value", .int(Int(policy.rawValue))),
-                ("biometryType", .string(biometryType.name)), ("result", answer.json),
+            global.output.result("\(policy.cliName): \(answer.words)", json: .object([
+                ("policy", .string(policy.cliName)), ("value", .int(policy.rawValue)),
+                ("biometryType", .string(biometryType.cliName)), ("result", answer.json),
             ]))
             return answer.error?.exitStatus ?? ExitStatus.success
         }
@@ -124,9 +125,9 @@ enum StatusCommands {
     }
 
     /// CanEvaluatePolicy: nil error when it could be evaluated, else the LAError it would fail with.
-    static func check(_ policy: Policy, on context: String, _ client: DaemonClient) async throws(CLIError) -> Answer {
+    static func check(_ policy: LAPolicy, on context: String, _ client: DaemonClient) async throws(CLIError) -> Answer {
         do throws(CLIError) {
-            try await client.context(context, "CanEvaluatePolicy", [.uint32(policy.rawValue)])
+            try await client.context(context, "CanEvaluatePolicy", [.uint32(policy.wireValue)])
             return Answer(error: nil)
         } catch {
             guard case .authentication = error else { throw error }
@@ -143,39 +144,6 @@ enum StatusCommands {
         var json: JSONValue {
             guard let error else { return .object([("canEvaluate", true)]) }
             return .object([("canEvaluate", false), ("error", error.json)])
-        }
-    }
-}
-
-/// LABiometryType.
-enum BiometryType: UInt32 {
-    case none = 0, touchID, faceID
-
-    init(_ value: UInt32) { self = BiometryType(rawValue: value) ?? .none }
-
-    var name: String {
-        switch self {
-        case .none: "none"
-        case .touchID: "touchID"
-        case .faceID: "faceID"
-        }
-    }
-
-    /// The backend modality behind this type.
-    var modality: String {
-        switch self {
-        case .none: ""
-        case .touchID: "fingerprint"
-        case .faceID: "face"
-        }
-    }
-
-    /// `simulated`: the sensor behind it is a built-in simulator, not hardware.
-    func words(simulated: Bool) -> String {
-        switch self {
-        case .none: "none"
-        case .touchID: simulated ? "Touch ID (simulator)" : "Touch ID (fingerprint)"
-        case .faceID: simulated ? "Face ID (simulator)" : "Face ID (face)"
         }
     }
 }

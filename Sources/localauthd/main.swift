@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // localauthd: reads its options and configuration, then runs the daemon's units (``Daemon``) in a
 // task while the main thread waits (``DaemonProcess``).
+import LocalAuthAPI
 import LocalAuthBackends
 import LocalAuthCore
 import LocalAuthDBus

@@ -7,9 +7,12 @@ import Testing
 /// so the daemon has a D-Bus name for every outcome and clients a code for every name.
 @Suite("Error names: one table")
 struct ErrorNameTests {
-    @Test(arguments: LAErrorCode.allCases)
+    /// Every code but Apple's macOS-only accessory and dimension codes, which localauthd never produces.
+    static let producedCodes = LAErrorCode.allCases.filter { ![.biometryNotPaired, .biometryDisconnected, .invalidDimensions].contains($0) }
+
+    @Test(arguments: producedCodes)
     func everyCoreCodeHasTheContractsNameForIt(code: LAErrorCode) throws {
-        let name = try #require(LocalAuthErrorName(laErrorCode: code.rawValue), "LAErrorCode.\(code) has no LocalAuthErrorName")
+        let name = try #require(LocalAuthErrorName(laErrorCode: code), "LAErrorCode.\(code) has no LocalAuthErrorName")
         #expect(name.rawValue == code.name)
         #expect(name.dbusName == "org.localauth.LocalAuthentication1.Error." + code.name)
         #expect(LocalAuthErrorName(dbusName: name.dbusName) == name)
@@ -18,7 +21,7 @@ struct ErrorNameTests {
     @Test func everyLAErrorOfTheContractIsACoreCodeAndTheRestAreNot() {
         for name in LocalAuthErrorName.allCases {
             if let code = name.laErrorCode {
-                #expect(LAErrorCode(rawValue: code) != nil, "\(name) carries \(code), which the core does not know")
+                #expect(Self.producedCodes.contains(code), "\(name) carries \(code), which the daemon never produces")
             } else {
                 #expect([.busy, .notEvaluating, .rightNotFound, .rightNotAuthorized, .rightInvalidated].contains(name), "\(name)")
             }

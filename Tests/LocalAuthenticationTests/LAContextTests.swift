@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 @_spi(Testing) import LocalAuthentication
+import LocalAuthAPI
 import LocalAuthDBus
 import LocalAuthTestSupport
 import Testing

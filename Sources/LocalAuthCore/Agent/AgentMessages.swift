@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// What the daemon asks an agent to show when an evaluation starts (`BeginAuthentication`).
 /// Text from the app (reason, titles, app identity, usage description) is passed as it is, never
 /// spliced into the daemon's sentences; ``title`` and ``faceConsentQuestion`` are the daemon's own,
@@ -32,7 +34,7 @@ public struct AgentUpdate: Sendable, Hashable {
     public let handle: String
     /// The cookie the next answer must carry (a new one after each answer).
     public let cookie: String
-    /// A ``Prompt/Kind`` raw value, or `ready` after an answer was taken and the sheet goes on.
+    /// An ``AgentUpdateKind`` raw value: a prompt kind, or `ready` after an answer was taken and the sheet goes on.
     public let kind: String
     /// The machine-readable detail: a retry reason (`too-short`, …), why the passcode is wanted
     /// (`fallback`, `attempts-exhausted`, …), or empty.

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// The daemon's own sentences for agents, in the agent's language. App text (reason, titles,
 /// usage description) never goes into these sentences: agents show it beside them.
 ///

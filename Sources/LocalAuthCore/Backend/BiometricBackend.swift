@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// A biometric sensor plugged into the engine: the one seam a new sensor type implements.
 ///
 /// The engine arms the sensor for at most one evaluation at a time and disarms it when that

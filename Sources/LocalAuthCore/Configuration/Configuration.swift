@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// The daemon's settings, with the documented defaults. Read from `localauthd.conf` by
 /// ``ConfigurationParser``.
 public struct Configuration: Sendable, Hashable {

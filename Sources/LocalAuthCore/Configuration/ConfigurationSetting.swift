@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// One key of `localauthd.conf`: its name, the ``Configuration`` property it sets, how its value
 /// is read, its default, whether a reload applies it, and what it means. ``all`` is the table
 /// every other place derives from: ``ConfigurationParser`` (known keys and how each is read),

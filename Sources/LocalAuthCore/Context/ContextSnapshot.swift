@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// The observable properties of a context at one moment.
 public struct ContextSnapshot: Sendable, Hashable {
     public var id: ContextID

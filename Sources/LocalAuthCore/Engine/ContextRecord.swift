@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// A live context as the engine keeps it.
 struct ContextRecord: Sendable {
     let id: ContextID

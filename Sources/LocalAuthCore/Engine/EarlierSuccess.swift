@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// What a context's last successful evaluation established, kept until the context is invalidated.
 ///
 /// Apple's rule ("Logging a User into Your App with Face ID or Touch ID"): once an evaluation of an

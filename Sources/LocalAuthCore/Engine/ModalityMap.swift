@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// A value per ``BiometricModality``, one slot each: what the engine keeps per sensor. The engine
 /// reads these some fifty times an evaluation, where a dictionary hashed the key every time.
 /// Iterates in `BiometricModality.allCases` order.

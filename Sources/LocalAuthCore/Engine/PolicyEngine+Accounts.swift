@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Dispatch
+import LocalAuthAPI
 
 /// Per-user state: loading and saving it, the passcode, enrollments, settings, administrator reset.
 ///

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// Agents: who shows an evaluation's sheet and takes the passcode, and per-app face consent.
 ///
 /// An evaluation of an ordinary context is shown by the agent of the app's logind session (or,
@@ -266,7 +268,7 @@ extension PolicyEngine {
         guard let record = contexts[id] else { return }
         if let sheet = agentDesk.sheets[id], let detail = prompt.detail {
             environment.agentObserver?.agentUpdate(AgentUpdate(
-                handle: sheet.handle, cookie: sheet.cookie ?? "", kind: prompt.kind.rawValue, advice: detail.advice,
+                handle: sheet.handle, cookie: sheet.cookie ?? "", kind: AgentUpdateKind.prompt(prompt.kind).rawValue, advice: detail.advice,
                 sensors: detail.sensors, message: environment.messages.sentence(detail, sheet.language)), agent: sheet.agent)
         }
         if !prompt.isPasscodeRequest || appMayTakePasscode(record) {
@@ -313,7 +315,7 @@ extension PolicyEngine {
         let cookie = environment.cookies.cookie()
         agentDesk.sheets[id]?.cookie = cookie
         environment.agentObserver?.agentUpdate(AgentUpdate(
-            handle: sheet.handle, cookie: cookie, kind: "ready", advice: "", sensors: [],
+            handle: sheet.handle, cookie: cookie, kind: AgentUpdateKind.ready.rawValue, advice: "", sensors: [],
             message: environment.messages.ready(sheet.language)), agent: sheet.agent)
     }
 

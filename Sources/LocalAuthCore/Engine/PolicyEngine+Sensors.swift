@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// Sensor arbitration and biometric attempts.
 ///
 /// Each sensor serves the evaluation its ``SensorArbiter`` chooses (foreground session first,

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// The policy core: contexts, evaluations, the shared lockout ledger and sensor arbitration.
 ///
 /// An actor: it owns every piece of mutable state below, and nothing here touches D-Bus, files

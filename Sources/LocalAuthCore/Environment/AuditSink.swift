@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// Receives one entry for every security-relevant outcome. The daemon writes them to the
 /// journal; tests keep them in memory. Entries never contain a passcode.
 public protocol AuditSink: Sendable {

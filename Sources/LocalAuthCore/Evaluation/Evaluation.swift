@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// One evaluation of a policy on one context: a pure state machine.
 ///
 /// It knows the per-evaluation rules (attempt limits, what each policy does when biometry ends,

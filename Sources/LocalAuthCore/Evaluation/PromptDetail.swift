@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// What a prompt is about, structured, so an agent can render it in its own language.
 public enum PromptDetail: Sendable, Hashable {
     case listening(Set<BiometricModality>)

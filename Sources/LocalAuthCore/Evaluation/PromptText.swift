@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// The sentences prompts show, built from a context's titles and the evaluation's reason, worded
 /// for where they are read (``Reader``).
 enum PromptText {

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// Every error the policy core reports: an LAError of Apple's model, or a request the core refuses.
 public struct LocalAuthError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// A right (or a requirement without a stored right) being authorized on a context: the
 /// evaluations still to run, one after another (more than one for an `and` requirement).
 struct RightAuthorization: Sendable {

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// One enrolled finger or face appearance.
 public struct Enrollment: Codable, Sendable, Hashable {
     public var modality: BiometricModality

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
+
 /// What a user has set up: passcode hash, enrollments, settings. Persisted apart from the
 /// ledger, so an administrator's lockout reset never touches the passcode.
 public struct UserProfile: Codable, Sendable, Hashable {

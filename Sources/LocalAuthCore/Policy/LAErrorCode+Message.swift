@@ -1,29 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/// LocalAuthentication's error codes, with Apple's raw values, plus one extension of ours.
-public enum LAErrorCode: Int, Sendable, CaseIterable, Hashable {
-    case authenticationFailed = -1
-    case userCancel = -2
-    case userFallback = -3
-    case systemCancel = -4
-    case passcodeNotSet = -5
-    case biometryNotAvailable = -6
-    case biometryNotEnrolled = -7
-    case biometryLockout = -8
-    case appCancel = -9
-    case invalidContext = -10
-    case companionNotAvailable = -11
-    case notInteractive = -1004
-    /// Our extension: too many wrong passcodes. Apple's codes lie in -1…-11 and -1000…-1099;
-    /// ours start at -9000 so they can never collide.
-    case passcodeLockout = -9001
+import LocalAuthAPI
 
-    /// The error's name in logs, as on D-Bus (`BiometryLockout`): the case name, capitalized.
-    public var name: String {
-        let caseName = "\(self)"
-        return caseName.prefix(1).uppercased() + caseName.dropFirst()
-    }
-
-    /// A sentence a user can act on.
+extension LAErrorCode {
+    /// A sentence a user can act on: the daemon's message when nothing more specific is known.
     public var defaultMessage: String {
         switch self {
         case .authenticationFailed: "Authentication failed: the credentials were not recognized."
@@ -37,6 +16,9 @@ public enum LAErrorCode: Int, Sendable, CaseIterable, Hashable {
         case .appCancel: "The application cancelled the authentication."
         case .invalidContext: "This context has been invalidated; create a new one."
         case .companionNotAvailable: "No companion device is available on this system."
+        case .biometryNotPaired: "No biometric accessory is paired."
+        case .biometryDisconnected: "The biometric accessory is disconnected."
+        case .invalidDimensions: "Invalid dimensions."
         case .notInteractive: "Authentication needs interaction, which this context does not allow."
         case .passcodeLockout: "Too many wrong passcodes; wait before trying again."
         }

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-import LocalAuthCore
-
-/// fprintd's finger names, the only fingerprint enrollment labels.
-public enum FingerName: String, Sendable, CaseIterable {
+/// fprintd's finger names, the only fingerprint enrollment labels (the `label` of
+/// `Manager.Enroll` for the fingerprint modality, the templates a provider reports).
+public enum FingerName: String, Sendable, Hashable, CaseIterable {
     case leftThumb = "left-thumb"
     case leftIndexFinger = "left-index-finger"
     case leftMiddleFinger = "left-middle-finger"
@@ -13,11 +12,4 @@ public enum FingerName: String, Sendable, CaseIterable {
     case rightMiddleFinger = "right-middle-finger"
     case rightRingFinger = "right-ring-finger"
     case rightLittleFinger = "right-little-finger"
-
-    public init(validating name: String) throws(LocalAuthError) {
-        guard let finger = FingerName(rawValue: name) else {
-            throw LocalAuthError(.invalidArgument, "Unknown finger \"\(DisplayText.escaped(name, limit: 64))\"; use one of: \(Self.allCases.map(\.rawValue).joined(separator: ", ")).")
-        }
-        self = finger
-    }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/// A kind of biometric sensor. One sensor of each kind exists at most.
+/// A kind of biometric sensor, by its wire name (the `modality` of `Manager.Enroll`, of
+/// `GetUserState`'s enrollments and of `GetBackends`). One sensor of each kind exists at most.
 public enum BiometricModality: String, Sendable, Codable, CaseIterable, Hashable, Comparable {
     case fingerprint
     case face

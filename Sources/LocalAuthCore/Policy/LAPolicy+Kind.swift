@@ -1,20 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-/// The policies an app can evaluate, with Apple's raw values.
-///
-/// No companion device (Apple Watch) exists on Linux: the companion and wrist-detection policies
-/// always fail with ``LAErrorCode/companionNotAvailable``, and
-/// ``deviceOwnerAuthenticationWithBiometricsOrCompanion`` behaves exactly as
-/// ``deviceOwnerAuthenticationWithBiometrics``.
-public enum LAPolicy: Int, Sendable, CaseIterable, Hashable {
-    case deviceOwnerAuthenticationWithBiometrics = 1
-    case deviceOwnerAuthentication = 2
-    case deviceOwnerAuthenticationWithCompanion = 3
-    case deviceOwnerAuthenticationWithBiometricsOrCompanion = 4
-    case deviceOwnerAuthenticationWithWristDetection = 5
+import LocalAuthAPI
 
-    /// Apple's older name for ``deviceOwnerAuthenticationWithCompanion``.
-    public static let deviceOwnerAuthenticationWithWatch = LAPolicy.deviceOwnerAuthenticationWithCompanion
-
+extension LAPolicy {
     /// Reads a policy from an untrusted number; any value but 1…5 is an invalid argument.
     public init(validating rawValue: Int) throws(LocalAuthError) {
         guard let policy = LAPolicy(rawValue: rawValue) else {
