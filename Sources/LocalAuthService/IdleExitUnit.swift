@@ -7,8 +7,8 @@ import Synchronization
 /// registered for `idleExit` seconds (state is on disk; see ``PolicyEngine/isIdle``).
 ///
 /// One timer, re-armed by each check rather than repeating, so an idle daemon is not woken in
-/// between: it first looks `idleExit` seconds after the start; while the engine is busy it looks
-/// again every ``busyRecheck`` (at most), once idle it looks once more when `idleExit` seconds of
+/// between: it first looks a second after the start; while the engine is busy it looks again
+/// every ``busyRecheck`` (at most), once idle it looks once more when `idleExit` seconds of
 /// idleness are up and stops if still idle. The
 /// engine is sampled, not followed: a client that came and went between two checks is not seen.
 final class IdleExitUnit: DaemonUnit {
@@ -36,14 +36,12 @@ final class IdleExitUnit: DaemonUnit {
 
     func start() {
         let source = DispatchSource.makeTimerSource(queue: queue)
-        // Idle from the start (no client can have a context yet): the first look is due when
-        // `idleExit` seconds of that are up.
-        source.schedule(deadline: .now() + .milliseconds(Int((idleExit * 1000).rounded(.up))))
+        source.schedule(deadline: .now() + .seconds(1))
         source.setEventHandler { [weak self] in
             guard let self else { return }
             Task { await self.check() }
         }
-        state.withLock { $0 = TimerState(source: source, idleSince: DispatchTime.now().uptimeNanoseconds) }
+        state.withLock { $0.source = source }
         source.resume()
     }
 
