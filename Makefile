@@ -339,7 +339,8 @@ bench: deps $(STATIC_CXX_DIR)/libstdc++.a $(RELEASE_LIBS_DIR)/dbus-1.pc
 	cc -O2 -Wall -o .build/bench-echo bench/echo-service.c $$(pkg-config --cflags --libs dbus-1)
 	cc -O2 -Wall -o .build/bench-cycle-floor bench/cycle-floor.c $$(pkg-config --cflags --libs dbus-1)
 	$$($(SWIFT) build -c release --show-bin-path)/localauth-bench --daemon .build/bench-localauthd \
-	  --echo .build/bench-echo --floor .build/bench-cycle-floor --json bench/results.json --markdown BENCHMARKS.md
+	  --echo .build/bench-echo --floor .build/bench-cycle-floor --json bench/results.json --markdown BENCHMARKS.md \
+	  --idle-seconds 60 --churn-contexts 100000 --callgrind
 	cc -O2 -Wall -shared -fPIC -o .build/critical-path.so bench/critical-path.c -ldl
 	/usr/bin/python3 bench/critical-path.py .build/bench-localauthd .build/bench-cycle-floor \
 	  --json bench/critical-path.json --markdown BENCHMARKS.md

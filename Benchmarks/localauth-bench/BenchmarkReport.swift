@@ -13,16 +13,59 @@ struct BenchmarkReport: Codable, Sendable {
         var spread: String
     }
 
+    /// One issue-31 target: the daemon's figure beside the no-work C floor's, and their ratio, each
+    /// as median and range over the runs (ratios taken within each run).
+    struct Target: Codable, Sendable {
+        var name: String
+        var unit: String
+        var daemon: Summary
+        var floor: Summary
+        /// Nil where a ratio means nothing (a floor of zero wake-ups).
+        var ratio: Summary?
+        var goal: String
+    }
+
+    struct Summary: Codable, Sendable {
+        var median: Double
+        var minimum: Double
+        var maximum: Double
+        var runs: Int
+
+        init(_ sample: Sample) {
+            (median, minimum, maximum, runs) = (sample.median, sample.minimum, sample.maximum, sample.values.count)
+        }
+
+        func formatted(_ decimals: Int) -> String {
+            "\(BenchmarkReport.format(median, decimals)) (\(BenchmarkReport.format(minimum, decimals)) – \(BenchmarkReport.format(maximum, decimals)))"
+        }
+    }
+
     var date: String
     var machine: String
     var runs: Int
     var figures: [Figure] = []
+    var targets: [Target] = []
     /// The largest resident mappings of the idle daemon, to show where its memory goes.
     var idleMemoryByMapping: [String] = []
 
     mutating func add(_ name: String, _ sample: Sample, _ unit: String, goal: String = "", decimals: Int = 1) {
         figures.append(Figure(name: name, value: sample.median, unit: unit, goal: goal,
                               spread: "\(Self.format(sample.minimum, decimals)) – \(Self.format(sample.maximum, decimals))"))
+    }
+
+    mutating func target(_ name: String, _ unit: String, daemon: Sample, floor: Sample, ratio: Sample?, goal: String) {
+        targets.append(Target(name: name, unit: unit, daemon: Summary(daemon), floor: Summary(floor), ratio: ratio.map(Summary.init), goal: goal))
+    }
+
+    /// The issue-31 targets: median (min – max) of each side and of the ratio, with the runs.
+    var targetTable: String {
+        var lines = ["| target | localauthd | C floor | ratio | runs | goal |", "| --- | ---: | ---: | ---: | ---: | --- |"]
+        for target in targets {
+            let decimals = target.daemon.median >= 100 ? 0 : (target.daemon.median >= 10 ? 1 : 2)
+            lines.append("| \(target.name) (\(target.unit)) | \(target.daemon.formatted(decimals)) | \(target.floor.formatted(decimals)) | "
+                         + "\(target.ratio.map { $0.formatted(2) + " ×" } ?? "—") | \(target.daemon.runs) | \(target.goal) |")
+        }
+        return lines.joined(separator: "\n")
     }
 
     static func format(_ value: Double, _ decimals: Int = 1) -> String {
@@ -41,6 +84,10 @@ struct BenchmarkReport: Codable, Sendable {
     var markdown: String {
         """
         Measured \(date) on \(machine); \(runs) runs per figure, ratios taken within each run.
+
+        Issue 31's targets, each as median (min – max) over the runs:
+
+        \(targetTable)
 
         \(markdownTable)
 

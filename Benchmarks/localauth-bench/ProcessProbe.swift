@@ -26,6 +26,27 @@ struct ProcessProbe: Sendable {
         return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Context switches of every thread so far (`/proc/PID/task/*/status`), by thread name: each
+    /// voluntary one is the thread going to sleep, so over an idle stretch they count wake-ups.
+    func contextSwitchesByThread() -> [(thread: String, voluntary: Int, involuntary: Int)] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { task in
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { return nil }
+            var name = task, voluntary = 0, involuntary = 0
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: "\t", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2 else { continue }
+                switch parts[0] {
+                case "Name:": name = parts[1]
+                case "voluntary_ctxt_switches:": voluntary = Int(parts[1]) ?? 0
+                case "nonvoluntary_ctxt_switches:": involuntary = Int(parts[1]) ?? 0
+                default: break
+                }
+            }
+            return ("\(name)/\(task)", voluntary, involuntary)
+        }
+    }
+
     /// The shared objects mapped into the process with their resident KiB, largest first
     /// (from `/proc/PID/smaps`), to name what the memory goes to.
     func residentByMapping() -> [(name: String, kib: Int)] {

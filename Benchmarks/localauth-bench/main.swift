@@ -4,6 +4,7 @@
 // evaluation cycle), for latency, throughput, evaluation cycles, memory and start-up.
 //
 // localauth-bench --echo PATH --floor PATH [--daemon PATH] [--json FILE] [--markdown FILE] [--runs N] [--concurrent-only]
+//                 [--idle-seconds N] [--churn-contexts N] [--callgrind]
 import Foundation
 import LocalAuthAPI
 import LocalAuthDBus
@@ -21,6 +22,12 @@ struct Options {
     var runs = 7
     /// Only the concurrent cycles (16 and 64 clients), each call timed, printed; nothing written.
     var concurrentOnly = false
+    /// How long each idle daemon (and the C floor beside it) is watched for wake-ups.
+    var idleSeconds = 10
+    /// Contexts created and invalidated before the idle RSS is read again.
+    var churnContexts = 100_000
+    /// Also count instructions per cycle with `bench/callgrind-cycle.py` (needs valgrind; minutes).
+    var callgrind = false
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -33,8 +40,11 @@ struct Options {
             case "--markdown": markdown = iterator.next() ?? markdown
             case "--runs": runs = iterator.next().flatMap(Int.init) ?? runs
             case "--concurrent-only": concurrentOnly = true
+            case "--idle-seconds": idleSeconds = iterator.next().flatMap(Int.init) ?? idleSeconds
+            case "--churn-contexts": churnContexts = iterator.next().flatMap(Int.init) ?? churnContexts
+            case "--callgrind": callgrind = true
             default:
-                FileHandle.standardError.write(Data("usage: localauth-bench --echo PATH --floor PATH [--daemon PATH] [--json FILE] [--markdown FILE] [--runs N] [--concurrent-only]\n".utf8))
+                FileHandle.standardError.write(Data("usage: localauth-bench --echo PATH --floor PATH [--daemon PATH] [--json FILE] [--markdown FILE] [--runs N] [--concurrent-only] [--idle-seconds N] [--churn-contexts N] [--callgrind]\n".utf8))
                 exit(64)
             }
         }
@@ -91,36 +101,75 @@ let bus = try PrivateBus()
 defer { bus.stop() }
 let watcher = try await bus.connect()
 
-// Start-up and idle memory, a fresh daemon each run over the same state directory.
-var startUp = Sample(), idle = Sample(), idleAnon = Sample()
-for _ in 0..<options.runs {
-    let daemon = try await BenchDaemon(binary: binary, bus: bus, watcher: watcher, stateDirectory: stateDirectory, configPath: configPath)
-    startUp.add(seconds(daemon.startUp) * 1000)
-    // Once settled: when the name is owned the daemon is still finishing its start (READY=1, the log line).
-    idle.add(Double(try await settledResidentKiB(daemon.probe)) / 1024)
-    idleAnon.add(Double(daemon.probe.statusKiB("RssAnon")) / 1024)
-    try await daemon.stop(watcher: watcher)
-}
-print("start-up and idle memory measured")
-
-let daemon = try await BenchDaemon(binary: binary, bus: bus, watcher: watcher, stateDirectory: stateDirectory, configPath: configPath)
-_ = try await settledResidentKiB(daemon.probe)
-report.idleMemoryByMapping = daemon.probe.residentByMapping().prefix(8).map { "\($0.name) \($0.kib)" }
-/// Starts a C floor service and waits until it owns `name`; SIGKILLed when the harness ends.
-func startFloor(_ path: String, owning name: String) async throws -> Process {
+/// Starts a C floor service and waits until it owns `name`; returns it and how long that took.
+func startFloor(_ path: String, owning name: String) async throws -> (process: Process, startUp: Duration) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = [bus.address]
     let owned = Inbox<String>()
     let watch = try await watcher.watchNameOwners(name) { if let owner = $0.newOwner { owned.put(owner) } }
     defer { watcher.unsubscribe(watch) }
+    let start = clock.now
     try process.run()
     _ = try await owned.next(within: .seconds(10))
-    return process
+    return (process, clock.now - start)
 }
-let echoProcess = try await startFloor(options.echo, owning: "org.localauth.BenchEcho")
+
+/// SIGKILLs a floor service and waits until its name is free again.
+func stopFloor(_ process: Process, owning name: String) async throws {
+    let gone = Inbox<Bool>()
+    let watch = try await watcher.watchNameOwners(name) { if $0.newOwner == nil { gone.put(true) } }
+    defer { watcher.unsubscribe(watch) }
+    kill(process.processIdentifier, SIGKILL)
+    _ = try await gone.next(within: .seconds(10))
+    process.waitUntilExit()
+}
+
+/// Voluntary context switches of `probe`'s threads over `seconds` of nothing to do: each is a
+/// thread that went back to sleep, so the count is the process's wake-ups. Also the threads that
+/// woke, by name.
+func wakeUps(_ probes: [ProcessProbe], over seconds: Int) async throws -> [(total: Int, threads: String)] {
+    let before = probes.map { Dictionary($0.contextSwitchesByThread().map { ($0.thread, $0.voluntary) }, uniquingKeysWith: +) }
+    try await Task.sleep(for: .seconds(seconds))
+    return zip(probes, before).map { probe, before in
+        let woke = probe.contextSwitchesByThread().map { ($0.thread, $0.voluntary - (before[$0.thread] ?? 0)) }.filter { $0.1 > 0 }
+        return (woke.reduce(0) { $0 + $1.1 }, woke.map { "\($0.0) \($0.1)" }.joined(separator: ", "))
+    }
+}
+
+let floorName = "org.localauth.BenchFloor"
+// Start-up, idle memory and idle wake-ups, a fresh daemon each run over the same state directory,
+// and a fresh C floor (its start-up); the floor's wake-ups are counted over the same seconds.
+var startUp = Sample(), floorStartUp = Sample(), startUpRatio = Sample(), idle = Sample(), idleAnon = Sample()
+var idleWakeUps = Sample(), floorWakeUps = Sample(), floorIdle = Sample()
+let idleRuns = min(options.runs, 5)
+for run in 0..<options.runs {
+    let floor = try await startFloor(options.floor, owning: floorName)
+    let daemon = try await BenchDaemon(binary: binary, bus: bus, watcher: watcher, stateDirectory: stateDirectory, configPath: configPath)
+    startUp.add(seconds(daemon.startUp) * 1000)
+    floorStartUp.add(seconds(floor.startUp) * 1000)
+    startUpRatio.add(seconds(daemon.startUp) / seconds(floor.startUp))
+    // Once settled: when the name is owned the daemon is still finishing its start (READY=1, the log line).
+    idle.add(Double(try await settledResidentKiB(daemon.probe)) / 1024)
+    idleAnon.add(Double(daemon.probe.statusKiB("RssAnon")) / 1024)
+    let floorProbe = ProcessProbe(pid: floor.process.processIdentifier)
+    floorIdle.add(Double(floorProbe.residentKiB) / 1024)
+    if run < idleRuns {
+        let woke = try await wakeUps([daemon.probe, floorProbe], over: options.idleSeconds)
+        idleWakeUps.add(Double(woke[0].total)); floorWakeUps.add(Double(woke[1].total))
+        print("idle \(options.idleSeconds) s: localauthd woke \(woke[0].total) times (\(woke[0].threads)), the C floor \(woke[1].total)")
+    }
+    try await daemon.stop(watcher: watcher)
+    try await stopFloor(floor.process, owning: floorName)
+}
+print("start-up, idle memory and wake-ups measured")
+
+let daemon = try await BenchDaemon(binary: binary, bus: bus, watcher: watcher, stateDirectory: stateDirectory, configPath: configPath)
+_ = try await settledResidentKiB(daemon.probe)
+report.idleMemoryByMapping = daemon.probe.residentByMapping().prefix(8).map { "\($0.name) \($0.kib)" }
+let echoProcess = try await startFloor(options.echo, owning: "org.localauth.BenchEcho").process
 defer { kill(echoProcess.processIdentifier, SIGKILL) }
-let floorProcess = try await startFloor(options.floor, owning: "org.localauth.BenchFloor")
+let floorProcess = try await startFloor(options.floor, owning: floorName).process
 defer { kill(floorProcess.processIdentifier, SIGKILL) }
 
 let client = try await Client(bus)
@@ -261,7 +310,7 @@ func timedCycles(_ count: Int, _ cycle: () async throws -> Void) async throws ->
 let cycleCount = 1000, cycleBlock = 100, noMatchCount = 300
 precondition(cycleCount % cycleBlock == 0)
 var cycleWall = Sample(), floorWall = Sample(), cycleRatio = Sample(), cycleCPU = Sample(), cycleAdded = Sample(), floorCPU = Sample()
-var noMatchWall = Sample(), noMatchRatio = Sample(), noMatchCPU = Sample(), cyclesSixteen = Sample()
+var noMatchWall = Sample(), noMatchRatio = Sample(), noMatchCPU = Sample(), cyclesSixteen = Sample(), cycleCPURatio = Sample()
 var slowestSixteen = Sample(), failedSixteen = Sample(), cyclesSixtyFour = Sample(), slowestSixtyFour = Sample(), failedSixtyFour = Sample()
 let manyClients = try await connectClients(64)
 let floorProbe = ProcessProbe(pid: floorProcess.processIdentifier)
@@ -286,6 +335,7 @@ for _ in 0..<options.runs {
     let noMatch = try await timedCycles(noMatchCount) { try await noMatchCycle(client) }
     cycleWall.add(match.wall); floorWall.add(floor); cycleRatio.add(match.wall / floor); cycleCPU.add(match.cpu)
     cycleAdded.add(match.wall - floor)
+    cycleCPURatio.add(match.cpu / floorCPU.values.last!)
     noMatchWall.add(noMatch.wall); noMatchRatio.add(noMatch.wall / floor); noMatchCPU.add(noMatch.cpu)
 
     let sixteen = try await ConcurrentCycles.measure(clients.map(\.0), perClient: 25)
@@ -396,7 +446,65 @@ for _ in 0..<min(options.runs, 3) {
     warm.connection.close()
     try await fresh.stop(watcher: watcher)
 }
+
+/// 10 clients each create and invalidate `count / 10` contexts, one after the other, and stay.
+func churnContexts(_ count: Int) async throws -> [Client] {
+    try await withThrowingTaskGroup(of: Client.self) { group in
+        for _ in 0..<10 {
+            group.addTask {
+                let c = try await Client(bus)
+                for _ in 0..<(count / 10) { _ = try await c.context(try await c.createContext(), "Invalidate") }
+                return c
+            }
+        }
+        return try await group.reduce(into: [Client]()) { $0.append($1) }
+    }
+}
+
+// RSS of an idle daemon before and after `churnContexts` contexts were created and invalidated
+// (the clients still connected, then gone), a fresh daemon per run.
+var churnIdle = Sample(), afterChurn = Sample(), afterChurnLeft = Sample(), churnRatio = Sample()
+let floorIdleKiB = Double(ProcessProbe(pid: floorProcess.processIdentifier).residentKiB)
+var floorResident = Sample()
+for _ in 0..<min(options.runs, 5) {
+    let fresh = try await BenchDaemon(binary: binary, bus: bus, watcher: watcher, stateDirectory: stateDirectory, configPath: configPath)
+    churnIdle.add(Double(try await settledResidentKiB(fresh.probe)) / 1024)
+    let churners = try await churnContexts(options.churnContexts)
+    let after = try await settledResidentKiB(fresh.probe)
+    afterChurn.add(Double(after) / 1024)
+    churnRatio.add(Double(after) / floorIdleKiB)
+    floorResident.add(floorIdleKiB / 1024)
+    for c in churners { c.connection.close() }
+    afterChurnLeft.add(Double(try await settledResidentKiB(fresh.probe)) / 1024)
+    try await fresh.stop(watcher: watcher)
+}
 print("memory measured")
+
+/// `bench/callgrind-cycle.py`'s user-space instructions per cycle of `binary`.
+func instructionsPerCycle(_ binary: String, floor: Bool) throws -> Double {
+    let script = Process()
+    let output = Pipe()
+    script.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    let profile = scratch.appendingPathComponent("callgrind.out").path
+    script.arguments = ["bench/callgrind-cycle.py", binary, "--out", profile] + (floor ? ["--floor"] : [])
+    script.standardOutput = output
+    try script.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    script.waitUntilExit()
+    guard script.terminationStatus == 0,
+          let count = text.split(separator: "\n").last?.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) else {
+        throw BenchError("bench/callgrind-cycle.py \(binary) failed: \(text)")
+    }
+    return count
+}
+var instructions = Sample(), floorInstructions = Sample(), instructionRatio = Sample()
+if options.callgrind {
+    for _ in 0..<5 {
+        let own = try instructionsPerCycle(binary, floor: false), floor = try instructionsPerCycle(options.floor, floor: true)
+        instructions.add(own); floorInstructions.add(floor); instructionRatio.add(own / floor)
+    }
+    print("instructions per cycle counted")
+}
 
 report.add("CanEvaluatePolicy round trip, 1 client", canEvaluate, "µs")
 report.add("Peer.Ping round trip to localauthd", ping, "µs")
@@ -435,6 +543,19 @@ report.add("RSS after 10 000 contexts were dropped", dropped, "MiB", decimals: 2
 report.add("RSS after another 10 000 came and went", droppedTwice, "MiB", decimals: 2)
 report.add("RSS after 2 × 10 000 came and went − fresh idle", churnGrowth, "MiB", goal: "≤ 2 MiB", decimals: 2)
 report.add("start-up: process start → bus name owned", startUp, "ms")
+report.add("idle wake-ups over \(options.idleSeconds) s", idleWakeUps, "", goal: "0", decimals: 0)
+report.add("RSS after \(options.churnContexts) contexts created and invalidated", afterChurn, "MiB", goal: "≤ 9 MiB", decimals: 2)
+report.add("  the same after those clients left", afterChurnLeft, "MiB", decimals: 2)
+report.add("  idle RSS of those daemons before", churnIdle, "MiB", decimals: 2)
+
+if options.callgrind {
+    report.target("instructions per cycle", "callgrind", daemon: instructions, floor: floorInstructions, ratio: instructionRatio, goal: "≤ 1.6×")
+}
+report.target("daemon CPU per cycle", "µs", daemon: cycleCPU, floor: floorCPU, ratio: cycleCPURatio, goal: "≤ 1.8×")
+report.target("cycle time (the harness's libdbus client)", "µs", daemon: cycleWall, floor: floorWall, ratio: cycleRatio, goal: "≤ 1.12×")
+report.target("start-up to name owned", "ms", daemon: startUp, floor: floorStartUp, ratio: startUpRatio, goal: "≤ 2×")
+report.target("wake-ups in \(options.idleSeconds) s idle", "count", daemon: idleWakeUps, floor: floorWakeUps, ratio: nil, goal: "0")
+report.target("RSS after \(options.churnContexts) contexts, idle", "MiB", daemon: afterChurn, floor: floorResident, ratio: churnRatio, goal: "≤ 9 MiB, flat")
 
 print("\n" + report.markdownTable + "\n")
 print("idle daemon's largest mappings (KiB): " + report.idleMemoryByMapping.joined(separator: ", "))

@@ -25,16 +25,10 @@ final class BusObserver: EngineObserver {
     /// The deadline timer; DispatchSource objects are thread-safe, the mutex guards the slot.
     private let timer = Mutex<TimerSlot>(TimerSlot())
     private let engine = Mutex<PolicyEngine?>(nil)
-    /// `PropertiesChanged` of a context's `State` to `invalidated`, sent at the end of every
-    /// context's life: the same arguments each time, marshalled once.
-    private let invalidation: DBusSignalTemplate
 
     init(connection: DBusConnection, clock: any WallClock) {
         self.connection = connection
         self.clock = clock
-        invalidation = try! DBusSignalTemplate(
-            interface: DBusPropertyRequest.interface, member: "PropertiesChanged",
-            arguments: [.string(LocalAuthBusNames.contextInterface), .vardict(["State": .string(ContextState.invalidated.rawValue)]), .strings([])])
     }
 
     /// The engine to wake at deadlines (it is created after its observer).
@@ -48,16 +42,17 @@ final class BusObserver: EngineObserver {
             arguments: [.string(prompt.kind.rawValue), .string(prompt.message)], destination: owner.rawValue)
     }
 
-    /// Sends the properties that differ from those last announced. Invalidation changes `State`
-    /// only: the other properties are neither changed nor readable any more, so they are not sent
-    /// (a context invalidated before any announcement would otherwise send all seven).
+    /// Sends the properties that differ from those last announced. Invalidation sends nothing:
+    /// only the owner may invalidate, and its `Invalidate` reply (or its running evaluation's
+    /// `AppCancel`) already tells it; afterwards none of the context's properties can be read,
+    /// so a `State` of `invalidated` would announce a value nobody can see (it cost ~40 µs of
+    /// every evaluation cycle).
     func contextChanged(_ snapshot: ContextSnapshot) {
-        let path = LocalAuthBusNames.contextPath(snapshot.id.rawValue)
         if snapshot.state == .invalidated {
             published.withLock { $0[snapshot.id] = nil }
-            try? connection.emit(invalidation, path: path, destination: snapshot.owner.rawValue)
             return
         }
+        let path = LocalAuthBusNames.contextPath(snapshot.id.rawValue)
         let before = published.withLock { published in
             defer { published[snapshot.id] = snapshot }
             return published[snapshot.id]

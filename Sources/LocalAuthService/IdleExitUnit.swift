@@ -5,8 +5,16 @@ import Synchronization
 
 /// Bus activation: stops the daemon when no client has held a context and no agent has been
 /// registered for `idleExit` seconds (state is on disk; see ``PolicyEngine/isIdle``).
+///
+/// One timer, re-armed by each check rather than repeating, so an idle daemon is not woken in
+/// between: it first looks a second after the start; while the engine is busy it looks again
+/// every ``busyRecheck`` (at most), once idle it looks once more when `idleExit` seconds of
+/// idleness are up and stops if still idle. The
+/// engine is sampled, not followed: a client that came and went between two checks is not seen.
 final class IdleExitUnit: DaemonUnit {
     let name = "idle exit"
+    /// How often a busy daemon looks whether it became idle.
+    static let busyRecheck = 5.0
     private let idleExit: Double
     private let engine: PolicyEngine
     private let emit: @Sendable (DaemonEvent) -> Void
@@ -28,13 +36,13 @@ final class IdleExitUnit: DaemonUnit {
 
     func start() {
         let source = DispatchSource.makeTimerSource(queue: queue)
-        source.schedule(deadline: .now() + .seconds(1), repeating: .milliseconds(Int(min(idleExit, 5) * 1000)))
+        source.schedule(deadline: .now() + .seconds(1))
         source.setEventHandler { [weak self] in
             guard let self else { return }
             Task { await self.check() }
         }
-        source.resume()
         state.withLock { $0.source = source }
+        source.resume()
     }
 
     private func check() async {
@@ -46,7 +54,13 @@ final class IdleExitUnit: DaemonUnit {
             state.idleSince = since
             return since
         }
-        if let since, Double(now - since) / 1e9 >= idleExit { emit(.stop(reason: "idle for \(Int(idleExit)) s")) }
+        let idleFor = since.map { Double(now - $0) / 1e9 } ?? 0
+        if since != nil, idleFor >= idleExit {
+            emit(.stop(reason: "idle for \(Int(idleExit)) s"))
+            return
+        }
+        let next = since == nil ? min(idleExit, Self.busyRecheck) : idleExit - idleFor
+        state.withLock { $0.source?.schedule(deadline: .now() + .milliseconds(Int((next * 1000).rounded(.up)))) }
     }
 
     func shutdown() {
