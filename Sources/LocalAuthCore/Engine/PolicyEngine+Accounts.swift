@@ -391,8 +391,8 @@ extension PolicyEngine {
             saveTurns[uid] = []
             return
         }
-        await withCheckedContinuation { continuation in
-            self.assumeIsolated { $0.saveTurns[uid, default: []].append(continuation) }
+        await withCheckedContinuation(isolation: self) { continuation in
+            saveTurns[uid, default: []].append(continuation)
         }
     }
 

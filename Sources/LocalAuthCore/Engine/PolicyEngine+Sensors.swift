@@ -263,8 +263,10 @@ extension PolicyEngine {
             pendingPublication = pendingPublication.intersection(held)
         }
         let turnLength = configuration.sensorTurnLength
-        let deadline = (evaluationDeadlines.values + sensorArbiters.values.compactMap { $0.turnDeadline(length: turnLength) })
-            .min { $0.seconds < $1.seconds }
+        let deadline = sensorArbiters.values.reduce(contexts.nextDeadline) { earliest, arbiter in
+            guard let turn = arbiter.turnDeadline(length: turnLength) else { return earliest }
+            return earliest.map { $0.seconds <= turn.seconds ? $0 : turn } ?? turn
+        }
         if deadline != publishedDeadline {
             publishedDeadline = deadline
             environment.observer?.nextDeadlineChanged(deadline)
