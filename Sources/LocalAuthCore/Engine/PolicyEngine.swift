@@ -91,16 +91,11 @@ public actor PolicyEngine {
     /// Each loaded user's domain state, once asked for (``domainState(of:)``).
     var domainStates: [UInt32: [UInt8]] = [:]
     var lastSerial: UInt64 = 0
-    /// Per sensor: the contexts whose evaluation wants it, and which of them holds it.
-    var sensorArbiters = ModalityMap<SensorArbiter>()
-    /// Per sensor: the context and session it is armed for.
-    var armedSessions = ModalityMap<(context: ContextID, session: SensorSession)>()
-    var lastSessionID: UInt64 = 0
-    /// Per sensor: the context whose attempt is being saved (PolicyEngine+Sensors.swift). The
-    /// sensor's next attempt waits in `attemptsWaitingForSave`, and the context is not published,
-    /// until the attempt is reported: attempts apply one at a time, as if each were saved at once.
-    var savingAttempts = ModalityMap<ContextID>()
-    var attemptsWaitingForSave = ModalityMap<[CheckedContinuation<Void, Never>]>()
+    /// Per sensor: who holds it, the session it is armed for, and the attempt being saved
+    /// (PolicyEngine+Sensors.swift). While an attempt is saved the sensor's next attempt waits,
+    /// and its context is not published, until it is reported: attempts apply one at a time, as
+    /// if each were saved at once.
+    var sensors = SensorBoard()
     /// Contexts whose evaluation or sensors changed since the last ``settle()``: their claims are
     /// brought up to date then.
     var dirty: Set<ContextID> = []
@@ -354,7 +349,7 @@ public actor PolicyEngine {
             finish(id, .failure(LocalAuthError(.systemCancel, "The evaluation timed out after \(Int(configuration.evaluationTimeout)) s; try again.")))
         }
         for modality in BiometricModality.allCases {
-            performSensorActions(sensorArbiters[modality]?.apply([.turnMayBeDue], at: now, turnLength: configuration.sensorTurnLength) ?? [],
+            performSensorActions(sensors.apply([.turnMayBeDue], on: modality, at: now, turnLength: configuration.sensorTurnLength),
                                  on: modality)
         }
         let announced = publishedDeadline
@@ -599,7 +594,7 @@ public actor PolicyEngine {
 
     /// The sensors armed for this context.
     func listening(_ id: ContextID) -> Set<BiometricModality> {
-        Set(armedSessions.filter { $0.value.context == id }.map(\.key))
+        sensors.listening(id)
     }
 
     func snapshot(_ record: ContextRecord, state: ContextState? = nil) -> ContextSnapshot {
