@@ -85,11 +85,9 @@ public actor PolicyEngine {
     let listed: [any ListedBackend]
 
     var contexts = ContextTable(keptPerClient: invalidatedContextsKeptPerClient)
-    /// The users loaded so far (``userRecord(_:)``). A loaded user's record changes through
-    /// ``updateUser(_:_:)``, which announces the change.
-    var users: [UInt32: UserRecord] = [:]
-    /// Each loaded user's domain state, once asked for (``domainState(of:)``).
-    var domainStates: [UInt32: [UInt8]] = [:]
+    /// The users loaded so far (``userRecord(_:)``), their domain states, face decisions and save
+    /// turns. A loaded user's record changes through ``updateUser(_:_:)``, which announces the change.
+    var users = UserTable()
     var lastSerial: UInt64 = 0
     /// Per sensor: who holds it, the session it is armed for, and the attempt being saved
     /// (PolicyEngine+Sensors.swift). While an attempt is saved the sensor's next attempt waits,
@@ -110,22 +108,12 @@ public actor PolicyEngine {
     var isShutDown = false
     /// Registered agents and the sheets they show (PolicyEngine+Agents.swift).
     var agentDesk = AgentDesk()
-    /// Face consent decisions of the users loaded so far.
-    var faceConsents: [UInt32: FaceConsents] = [:]
-    /// Uptime seconds of each user's recent face decision changes (``FaceConsents/maximumChangesPerMinute``).
-    var faceConsentChanges: [UInt32: [Double]] = [:]
-    /// Users whose profile or face decisions are being saved, with the changes waiting their turn
-    /// (``beginSaveTurn(of:)``).
-    var saveTurns: [UInt32: [CheckedContinuation<Void, Never>]] = [:]
     /// Saved rights of the users loaded so far (PolicyEngine+Rights.swift); a user whose file could
     /// not be read has the reason instead, and no rights until the daemon can read it.
     var rightBooks: [UInt32: Result<UserRights, LocalAuthError>] = [:]
     /// Per user: saves and removals of rights, and key and secret operations, within their limits.
     var rightChangeLimiters: [UInt32: RightChangeLimiter] = [:]
     var rightOperationLimiters: [UInt32: RightOperationLimiter] = [:]
-    /// Users whose passcode is being removed: no right may be saved until it is over (it would
-    /// outlive the passcode it needs).
-    var passcodeRemovals: [UInt32: Int] = [:]
 
     /// Where the engine runs (``unownedExecutor``).
     private nonisolated let executor: any SerialExecutor
@@ -561,9 +549,9 @@ public actor PolicyEngine {
     /// The user's `evaluatedPolicyDomainState`, hashed again only after the profile changed
     /// (``updateUser(_:_:)`` drops it).
     func domainState(of user: UInt32) -> [UInt8] {
-        if let cached = domainStates[user] { return cached }
+        if let cached = users.domainState(of: user) { return cached }
         let state = environment.domainStateHasher.domainState(user: user, profile: userRecord(user).profile)
-        domainStates[user] = state
+        users.cacheDomainState(state, of: user)
         return state
     }
 
