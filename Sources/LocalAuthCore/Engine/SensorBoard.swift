@@ -108,6 +108,9 @@ struct SensorBoard: Sendable {
         saving[modality] = id
     }
 
+    /// How many attempts wait for the sensor's save to end.
+    func waiting(on modality: BiometricModality) -> Int { waiting[modality]?.count ?? 0 }
+
     /// Queues an attempt behind the one being saved; `resume` is handed back by ``endSaving(on:)``.
     mutating func wait(on modality: BiometricModality, _ resume: @escaping Waiter) {
         precondition(saving[modality] != nil, "Attempts wait only while one is being saved")
