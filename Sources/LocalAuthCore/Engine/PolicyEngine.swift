@@ -84,6 +84,8 @@ public actor PolicyEngine {
     /// What `Backends` lists, in configuration order (the passcode backend among them when enabled).
     let listed: [any ListedBackend]
 
+    /// Live contexts, what each client and user holds, the invalidated ones still remembered, and
+    /// the running evaluations' deadlines.
     var contexts = ContextTable(keptPerClient: invalidatedContextsKeptPerClient)
     /// The users loaded so far (``userRecord(_:)``), their domain states, face decisions and save
     /// turns. A loaded user's record changes through ``updateUser(_:_:)``, which announces the change.
