@@ -94,7 +94,7 @@ struct RightsLifecycleTests {
         let removal = Task { try await h.engine.removePasscode(current: Passcode(H.passcode), caller: H.alice) }
         #expect(await eventually { h.rightStore.heldSaves == 1 }, "the removal of the rights is being saved")
         let save = Task { () throws(LocalAuthError) in try await Rights.save(h, "late") }
-        #expect(await eventually { await h.engine.saveTurns[H.alice.uid]?.count == 1 }, "the save waits for the user's turn")
+        #expect(await eventually { await h.engine.users.waitingForSaveTurn(of: H.alice.uid) == 1 }, "the save waits for the user's turn")
         h.rightStore.releaseSaves()
         try await removal.value
         let error = await #expect(throws: LocalAuthError.self) { try await save.value }

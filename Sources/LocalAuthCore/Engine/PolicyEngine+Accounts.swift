@@ -157,11 +157,9 @@ extension PolicyEngine {
         let verifiedHash = try await requirePasscode(current, user: uid, client: caller.client)
         // Rights that need the passcode go with it, durably before the reply (Apple: items that
         // vanish when the passcode is removed); when that fails the passcode stays.
-        passcodeRemovals[uid, default: 0] += 1
-        defer {
-            passcodeRemovals[uid, default: 1] -= 1
-            if passcodeRemovals[uid] == 0 { passcodeRemovals[uid] = nil }
-        }
+        // No right may be saved until it is over (it would outlive the passcode it needs).
+        users.beginPasscodeRemoval(of: uid)
+        defer { users.endPasscodeRemoval(of: uid) }
         try await removeEveryRight(of: uid, client: caller.client)
         // Taken in the user's save turn: an enrollment saved while this waited for it is removed too.
         var removedProfile = UserProfile()
@@ -285,18 +283,12 @@ extension PolicyEngine {
 
     /// Changes a loaded user's record in place and announces a change to the observer
     /// (``EngineObserver/userStateChanged(_:_:)``); nil, and `change` not run, if the user is not
-    /// loaded (loading a record changes nobody's state). Only this user's record is compared: a
-    /// `didSet` on ``users`` copied and compared them all. A changed profile drops the user's
-    /// cached domain state.
+    /// loaded (loading a record changes nobody's state). A changed profile drops the user's cached
+    /// domain state (``UserTable/update(_:_:)``).
     @discardableResult
     func updateUser<Value>(_ uid: UInt32, _ change: (inout UserRecord) -> Value) -> Value? {
-        guard let index = users.index(forKey: uid) else { return nil }
-        let before = users.values[index]
-        let value = change(&users.values[index])
-        let after = users.values[index]
-        guard after != before else { return value }
-        if after.profile != before.profile { domainStates[uid] = nil }
-        environment.observer?.userStateChanged(uid, userState(of: after, uid: uid))
+        guard let (value, changed) = users.update(uid, change) else { return nil }
+        if let after = changed { environment.observer?.userStateChanged(uid, userState(of: after, uid: uid)) }
         return value
     }
 
@@ -324,7 +316,7 @@ extension PolicyEngine {
             reportStateError("Could not read the lockout ledger of uid \(uid) (\(error.message)); treating the user as locked until an administrator reset.", user: uid)
         }
         if record.profileDamaged { record.ledger = failClosedLedger }
-        users[uid] = record
+        users.load(record, for: uid)
         // A delay restarted in this boot is saved, so that a second restart does not restart it again.
         if adapted && !record.profileDamaged { try? persistLedger(of: uid) }
         return users[uid] ?? record
@@ -388,24 +380,15 @@ extension PolicyEngine {
     /// holds the user's turn until ``endSaveTurn(of:)``: a change saved while the engine serves
     /// others must not be overtaken by one made from the state before it.
     func beginSaveTurn(of uid: UInt32) async {
-        guard saveTurns[uid] != nil else {
-            saveTurns[uid] = []
-            return
-        }
-        await withCheckedContinuation { continuation in
-            self.assumeIsolated { $0.saveTurns[uid, default: []].append(continuation) }
+        guard !users.takeSaveTurn(of: uid) else { return }
+        await withCheckedContinuation(isolation: self) { continuation in
+            users.waitForSaveTurn(of: uid) { continuation.resume() }
         }
     }
 
     /// Hands the user's turn to the next change waiting for it.
     func endSaveTurn(of uid: UInt32) {
-        guard var waiting = saveTurns[uid], !waiting.isEmpty else {
-            saveTurns[uid] = nil
-            return
-        }
-        let next = waiting.removeFirst()
-        saveTurns[uid] = waiting
-        next.resume()
+        users.passSaveTurn(of: uid)?()
     }
 
     /// Runs a synchronous, durable save (a profile, face decisions, a quarantine) on a queue of

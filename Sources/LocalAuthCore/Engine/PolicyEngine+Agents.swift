@@ -137,11 +137,12 @@ extension PolicyEngine {
     }
 
     func consents(of uid: UInt32) -> FaceConsents {
-        if let known = faceConsents[uid] { return known }
+        if let known = users.consents(of: uid) { return known }
         // Unreadable decisions count as none: the user is asked again, nothing is granted.
         let loaded = (try? environment.consentStore?.loadFaceConsents(user: uid)) ?? nil
-        faceConsents[uid] = loaded ?? FaceConsents()
-        return faceConsents[uid]!
+        let consents = loaded ?? FaceConsents()
+        users.setConsents(consents, of: uid)
+        return consents
     }
 
     /// Stores a decision once it is the user's turn to save (``beginSaveTurn(of:)``).
@@ -155,9 +156,7 @@ extension PolicyEngine {
             throw LocalAuthError(.limitsExceeded, "This user already has \(FaceConsents.maximumApps) face decisions; revoke some first.")
         }
         let now = environment.clock.uptime().seconds
-        let recent = (faceConsentChanges[uid] ?? []).filter { now - $0 < 60 }
-        guard recent.count < FaceConsents.maximumChangesPerMinute else {
-            faceConsentChanges[uid] = recent
+        guard users.consentChanges(of: uid, at: now) < FaceConsents.maximumChangesPerMinute else {
             throw LocalAuthError(.limitsExceeded, "This user changed \(FaceConsents.maximumChangesPerMinute) face decisions in the last minute; try again in a minute.")
         }
         updated.apps[app] = allowed
@@ -167,8 +166,7 @@ extension PolicyEngine {
                 throw LocalAuthError(.serviceFailure, "The face decision could not be saved (\(error.message)); nothing changed.")
             }
         }
-        faceConsents[uid] = updated
-        faceConsentChanges[uid] = recent + [now]
+        users.recordConsentChange(updated, of: uid, at: now)
         recordAudit(AuditEntry(.evaluation, severity: .notice, user: uid, client: nil, result: allowed ? "face-allowed" : "face-denied",
                                message: "Face ID \(allowed ? "allowed" : "denied") for \(DisplayText.escaped(app))."))
     }

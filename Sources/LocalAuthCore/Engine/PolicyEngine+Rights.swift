@@ -473,7 +473,7 @@ extension PolicyEngine {
         var info: RightInfo?
         try await changeRights(of: uid, client: client) { (book) throws(LocalAuthError) in
             // The passcode may have gone (or be going) while this waited for the user's turn.
-            guard passcodeRemovals[uid] == nil, userRecord(uid).profile.hasPasscode else { throw LocalAuthError(.passcodeNotSet) }
+            guard !users.isRemovingPasscode(uid), userRecord(uid).profile.hasPasscode else { throw LocalAuthError(.passcodeNotSet) }
             try book.checkRoom(for: key, secretCount: secret?.count ?? 0)
             let generation = environment.cookies.randomNumbers(1)[0]
             let label = RightRecord.label(user: uid, application: key.application, identifier: key.identifier, generation: generation)

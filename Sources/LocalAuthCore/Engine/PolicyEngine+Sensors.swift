@@ -21,15 +21,15 @@ extension PolicyEngine {
 
     /// Called by a backend (through its session) with an attempt; false when that session is no longer armed.
     func sensorReported(_ attempt: AttemptEvent, on modality: BiometricModality, session: UInt64) async -> Bool {
-        while savingAttempts[modality] != nil {
-            await withCheckedContinuation { attemptsWaitingForSave[modality, default: []].append($0) }
+        while sensors.saving(modality) != nil {
+            await withCheckedContinuation(isolation: self) { continuation in sensors.wait(on: modality) { continuation.resume() } }
         }
         // An armed session whose evaluation already ended (its disarm is still to come) takes no
         // input: false keeps it for the next session instead of dropping it.
-        guard let armed = armedSessions[modality], armed.session.id == session,
+        guard let armed = sensors.armed(modality, session: session),
               contexts[armed.context]?.evaluation != nil else { return false }
         if let saving = handleAttempt(attempt, on: modality) {
-            savingAttempts[modality] = saving.context
+            sensors.beginSaving(saving.context, on: modality)
             await reportSaved(saving)
         }
         settle()
@@ -44,7 +44,7 @@ extension PolicyEngine {
             case .lost(let contexts):
                 for id in contexts { handle(.sensorLost(modality), on: id) }
             case .disarm:
-                if let armed = armedSessions.removeValue(forKey: modality) {
+                if let armed = sensors.disarm(modality) {
                     backend.disarm(armed.session.id)
                     dirty.insert(armed.context)
                 }
@@ -64,17 +64,17 @@ extension PolicyEngine {
             var events = claimEvents[modality] ?? []
             guard let backend = backends[modality] else {
                 // No sensor to arm: the claims only decide the contexts' waiting state.
-                _ = sensorArbiters[modality, default: SensorArbiter()].apply(events, at: now, turnLength: configuration.sensorTurnLength)
+                _ = sensors.apply(events, on: modality, at: now, turnLength: configuration.sensorTurnLength)
                 continue
             }
-            if !backend.isAvailable, sensorArbiters[modality]?.claimants.isEmpty == false { events.append(.sensorLost) }
-            let actions = sensorArbiters[modality, default: SensorArbiter()].apply(events, at: now, turnLength: configuration.sensorTurnLength)
+            if !backend.isAvailable, sensors.hasClaims(modality) { events.append(.sensorLost) }
+            let actions = sensors.apply(events, on: modality, at: now, turnLength: configuration.sensorTurnLength)
             performSensorActions(actions, on: modality)
             progressed = progressed || !actions.isEmpty
-            if savingAttempts[modality] == nil, let armed = armedSessions[modality], contexts[armed.context]?.evaluation != nil,
+            if sensors.saving(modality) == nil, let armed = sensors.armed(modality), contexts[armed.context]?.evaluation != nil,
                let attempt = backend.takeQueuedAttempt(for: armed.session) {
                 if let saving = handleAttempt(attempt, on: modality) {
-                    savingAttempts[modality] = saving.context
+                    sensors.beginSaving(saving.context, on: modality)
                     Task {
                         await reportSaved(saving)
                         settle()
@@ -96,7 +96,7 @@ extension PolicyEngine {
             let evaluation = contexts[id]?.evaluation
             let wanted = (evaluation?.machine.wantedSensors ?? []).subtracting(heldBackSensors(id))
             for modality in BiometricModality.allCases {
-                let claimed = sensorArbiters[modality]?.contains(id) ?? false
+                let claimed = sensors.isClaimed(modality, by: id)
                 if claimed && !wanted.contains(modality) {
                     events[modality, default: []].append(.release(id))
                 } else if !claimed && wanted.contains(modality), let serial = evaluation?.serial {
@@ -119,8 +119,7 @@ extension PolicyEngine {
     private func arm(_ backend: any BiometricBackend, for id: ContextID) {
         guard let record = contexts[id] else { return }
         let profile = userRecord(record.user).profile
-        lastSessionID += 1
-        let sessionID = lastSessionID
+        let sessionID = sensors.issueSessionID()
         let modality = backend.modality
         let session = SensorSession(
             id: sessionID, user: record.user, enrolledLabels: profile.labels(of: modality),
@@ -128,7 +127,7 @@ extension PolicyEngine {
             deliver: { [weak self] attempt in
                 await self?.sensorReported(attempt, on: modality, session: sessionID) ?? false
             })
-        armedSessions[modality] = (id, session)
+        sensors.arm(session, for: id, on: modality)
         backend.arm(session)
         dirty.insert(id)
     }
@@ -157,7 +156,7 @@ extension PolicyEngine {
     /// An attempt that changed the ledger is returned, to be reported by ``reportSaved(_:)`` once
     /// saved; the actor serves others meanwhile.
     private func handleAttempt(_ attempt: AttemptEvent, on modality: BiometricModality) -> SavingAttempt? {
-        guard let armed = armedSessions[modality], let record = contexts[armed.context],
+        guard let armed = sensors.armed(modality), let record = contexts[armed.context],
               let serial = record.evaluation?.serial else { return nil }
         let id = record.id, uid = record.user, applicant = record.foreignApplicant
         let user = userRecord(uid)
@@ -204,13 +203,12 @@ extension PolicyEngine {
     /// still runs. A no-match is reported only when saved (else the evaluation ends with the
     /// error); a match only lowers counts, so it is reported either way (the stricter saved
     /// counts stay in force on disk).
-    /// The sensor's next attempt may apply afterwards (see ``savingAttempts``).
+    /// The sensor's next attempt may apply afterwards (see ``SensorBoard/endSaving(on:)``).
     func reportSaved(_ saving: SavingAttempt) async {
         let id = saving.context, uid = saving.user
         var unsaved: LocalAuthError?
         do throws(LocalAuthError) { try settleLedgerSave(of: uid, await saving.commit.outcome()) } catch { unsaved = error }
-        savingAttempts[saving.modality] = nil
-        for waiting in attemptsWaitingForSave.removeValue(forKey: saving.modality) ?? [] { waiting.resume() }
+        for resume in sensors.endSaving(on: saving.modality) { resume() }
         let stillRunning = contexts[id]?.evaluation?.serial == saving.serial
         switch saving.outcome {
         case .matched:
@@ -239,7 +237,7 @@ extension PolicyEngine {
     private func publishChanges() {
         // Only after settleRoundLimit rounds can contexts still be dirty here.
         if !dirty.isEmpty { _ = stepSensors() }
-        let held = savingAttempts.values
+        let held = sensors.savingContexts
         for id in pendingPublication where !held.contains(id) {
             guard let record = contexts[id] else { continue }
             let now = ContextRecord.Published(state: state(of: record), listening: listening(id))
@@ -259,14 +257,16 @@ extension PolicyEngine {
         }
         // Usually nothing is being saved: emptied in place, a small table serves the next settle
         // (a new set each time cost ~2 000 instructions a cycle) and a large one is given back.
-        if savingAttempts.isEmpty {
+        if !sensors.isSaving {
             pendingPublication.removeAll(keepingCapacity: pendingPublication.capacity <= 64)
         } else {
             pendingPublication = pendingPublication.intersection(held)
         }
         let turnLength = configuration.sensorTurnLength
-        let deadline = (evaluationDeadlines.values + sensorArbiters.values.compactMap { $0.turnDeadline(length: turnLength) })
-            .min { $0.seconds < $1.seconds }
+        var deadline = contexts.nextDeadline
+        if let turn = sensors.nextTurnDeadline(length: turnLength), deadline.map({ turn.seconds < $0.seconds }) ?? true {
+            deadline = turn
+        }
         if deadline != publishedDeadline {
             publishedDeadline = deadline
             environment.observer?.nextDeadlineChanged(deadline)

@@ -86,36 +86,18 @@ public actor PolicyEngine {
     /// What `Backends` lists, in configuration order (the passcode backend among them when enabled).
     let listed: [any ListedBackend]
 
-    var contexts: [ContextID: ContextRecord] = [:]
-    /// Live contexts per client, oldest first: its share, and what goes away when it leaves.
-    var liveContextsByClient: [ClientID: [ContextID]] = [:]
-    /// Live contexts per uid of the connections that created them (root's included, though not limited).
-    var liveContextsByUser: [UInt32: Int] = [:]
-    /// Invalidated contexts: owner by id, and per client in invalidation order (oldest first).
-    var invalidatedOwners: [ContextID: ClientID] = [:]
-    var invalidatedByClient: [ClientID: [ContextID]] = [:]
-    /// The users loaded so far (``userRecord(_:)``). A loaded user's record changes through
-    /// ``updateUser(_:_:)``, which announces the change.
-    var users: [UInt32: UserRecord] = [:]
-    /// When `evaluation_timeout` ends each running evaluation, on the boot clock so that setting
-    /// the date cannot move it; kept here rather than in the evaluation so that finding the next
-    /// deadline walks these rather than every context: idle contexts cost the other clients' calls nothing.
-    var evaluationDeadlines: [ContextID: BootTime] = [:]
-    /// Each loaded user's domain state, once asked for (``domainState(of:)``).
-    var domainStates: [UInt32: [UInt8]] = [:]
-    /// Random context numbers drawn ahead (``newContextID()``).
-    var spareContextNumbers: [UInt64] = []
+    /// Live contexts, what each client and user holds, the invalidated ones still remembered, and
+    /// the running evaluations' deadlines.
+    var contexts = ContextTable(keptPerClient: invalidatedContextsKeptPerClient)
+    /// The users loaded so far (``userRecord(_:)``), their domain states, face decisions and save
+    /// turns. A loaded user's record changes through ``updateUser(_:_:)``, which announces the change.
+    var users = UserTable()
     var lastSerial: UInt64 = 0
-    /// Per sensor: the contexts whose evaluation wants it, and which of them holds it.
-    var sensorArbiters = ModalityMap<SensorArbiter>()
-    /// Per sensor: the context and session it is armed for.
-    var armedSessions = ModalityMap<(context: ContextID, session: SensorSession)>()
-    var lastSessionID: UInt64 = 0
-    /// Per sensor: the context whose attempt is being saved (PolicyEngine+Sensors.swift). The
-    /// sensor's next attempt waits in `attemptsWaitingForSave`, and the context is not published,
-    /// until the attempt is reported: attempts apply one at a time, as if each were saved at once.
-    var savingAttempts = ModalityMap<ContextID>()
-    var attemptsWaitingForSave = ModalityMap<[CheckedContinuation<Void, Never>]>()
+    /// Per sensor: who holds it, the session it is armed for, and the attempt being saved
+    /// (PolicyEngine+Sensors.swift). While an attempt is saved the sensor's next attempt waits,
+    /// and its context is not published, until it is reported: attempts apply one at a time, as
+    /// if each were saved at once.
+    var sensors = SensorBoard()
     /// Contexts whose evaluation or sensors changed since the last ``settle()``: their claims are
     /// brought up to date then.
     var dirty: Set<ContextID> = []
@@ -130,22 +112,12 @@ public actor PolicyEngine {
     var isShutDown = false
     /// Registered agents and the sheets they show (PolicyEngine+Agents.swift).
     var agentDesk = AgentDesk()
-    /// Face consent decisions of the users loaded so far.
-    var faceConsents: [UInt32: FaceConsents] = [:]
-    /// Uptime seconds of each user's recent face decision changes (``FaceConsents/maximumChangesPerMinute``).
-    var faceConsentChanges: [UInt32: [Double]] = [:]
-    /// Users whose profile or face decisions are being saved, with the changes waiting their turn
-    /// (``beginSaveTurn(of:)``).
-    var saveTurns: [UInt32: [CheckedContinuation<Void, Never>]] = [:]
     /// Saved rights of the users loaded so far (PolicyEngine+Rights.swift); a user whose file could
     /// not be read has the reason instead, and no rights until the daemon can read it.
     var rightBooks: [UInt32: Result<UserRights, LocalAuthError>] = [:]
     /// Per user: saves and removals of rights, and key and secret operations, within their limits.
     var rightChangeLimiters: [UInt32: RightChangeLimiter] = [:]
     var rightOperationLimiters: [UInt32: RightOperationLimiter] = [:]
-    /// Users whose passcode is being removed: no right may be saved until it is over (it would
-    /// outlive the passcode it needs).
-    var passcodeRemovals: [UInt32: Int] = [:]
 
     /// Where the engine runs (``unownedExecutor``).
     private nonisolated let executor: any SerialExecutor
@@ -224,22 +196,10 @@ public actor PolicyEngine {
         try ContextOptions.validateText(options.localizedCancelTitle, name: "cancel title", allowEmpty: false)
         try checkContextLimits(for: caller)
         remember(caller)
-        let id = newContextID()
-        contexts[id] = ContextRecord(id: id, owner: caller.client, ownerUID: caller.uid, user: options.user ?? caller.uid, options: options)
-        liveContextsByClient[caller.client, default: []].append(id)
-        liveContextsByUser[caller.uid, default: 0] += 1
+        let cookies = environment.cookies
+        let id = contexts.newID { cookies.randomNumbers($0) }
+        contexts.insert(ContextRecord(id: id, owner: caller.client, ownerUID: caller.uid, user: options.user ?? caller.uid, options: options))
         return id
-    }
-
-    /// An unguessable context number (1 ..< 2^53, exact in every client's number type), unique
-    /// among live and remembered contexts: a counter would let one user count and name others'
-    /// contexts. Drawn 64 at a time so that a context costs a fraction of a system call.
-    private func newContextID() -> ContextID {
-        while true {
-            if spareContextNumbers.isEmpty { spareContextNumbers = environment.cookies.randomNumbers(64) }
-            let id = ContextID(spareContextNumbers.removeLast() & (1 << 53 - 1))
-            if id.rawValue != 0, contexts[id] == nil, invalidatedOwners[id] == nil { return id }
-        }
     }
 
     /// Only root names the applicant (the PAM module, for `su` and `sudo`); any other caller acting
@@ -259,11 +219,11 @@ public actor PolicyEngine {
     /// ``Configuration/rootReservedContexts`` are its alone, so logins and sudo work however many
     /// contexts other users hold.
     private func checkContextLimits(for caller: Caller) throws(LocalAuthError) {
-        guard liveContextsByClient[caller.client]?.count ?? 0 < configuration.maxContextsPerClient else {
+        guard contexts.live(of: caller.client).count < configuration.maxContextsPerClient else {
             throw LocalAuthError(.limitsExceeded, "This client already has \(configuration.maxContextsPerClient) contexts; invalidate some before creating more.")
         }
         if !caller.isPrivileged {
-            guard liveContextsByUser[caller.uid, default: 0] < configuration.maxContextsPerUser else {
+            guard contexts.liveCount(ofUser: caller.uid) < configuration.maxContextsPerUser else {
                 throw LocalAuthError(.limitsExceeded, "Your applications together already have \(configuration.maxContextsPerUser) contexts; invalidate some or quit an application before creating more.")
             }
             guard contexts.count < configuration.maxUnprivilegedContexts else {
@@ -312,10 +272,8 @@ public actor PolicyEngine {
 
     /// Runs an evaluation to its end: success, or the LAError (or refusal) that ended it.
     public func evaluatePolicy(_ policy: LAPolicy, reason: String, context id: ContextID, caller: ClientID) async throws(LocalAuthError) -> EvaluationSuccess {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<EvaluationResult, Never>) in
-            self.assumeIsolated { engine in
-                engine.beginEvaluation(policy, reason: reason, context: id, caller: caller) { continuation.resume(returning: $0) }
-            }
+        let result = await withCheckedContinuation(isolation: self) { (continuation: CheckedContinuation<EvaluationResult, Never>) in
+            beginEvaluation(policy, reason: reason, context: id, caller: caller) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }
@@ -343,22 +301,12 @@ public actor PolicyEngine {
     /// Ends a running evaluation with appCancel; afterwards every call fails with invalidContext.
     /// Invalidating twice does nothing.
     public func invalidate(context id: ContextID, caller: ClientID) throws(LocalAuthError) {
-        if invalidatedOwners[id] == caller { return }
+        if contexts.isInvalidated(id, by: caller) { return }
         let record = try ownedContext(id, caller: caller)
         if record.evaluation != nil {
             handle(.ended(.appCancel), on: id)
         }
-        contexts[id] = nil
-        evaluationDeadlines[id] = nil
-        liveContextsByClient[caller]?.removeAll { $0 == id }
-        if liveContextsByClient[caller]?.isEmpty == true { liveContextsByClient[caller] = nil }
-        countRemoval(of: record)
-        invalidatedOwners[id] = caller
-        invalidatedByClient[caller, default: []].append(id)
-        if let list = invalidatedByClient[caller], list.count > Self.invalidatedContextsKeptPerClient {
-            invalidatedOwners[list[0]] = nil
-            invalidatedByClient[caller]?.removeFirst()
-        }
+        contexts.invalidate(id)
         dirty.insert(id)
         environment.observer?.contextChanged(snapshot(record, state: .invalidated))
         settle()
@@ -368,38 +316,20 @@ public actor PolicyEngine {
     /// Returns the contexts that went away. Costs what the client held, however many others hold.
     @discardableResult
     public func clientDisconnected(_ client: ClientID) -> [ContextID] {
-        let leaving = liveContextsByClient.removeValue(forKey: client) ?? []
-        for id in leaving {
-            guard let record = contexts[id] else { continue }
+        let leaving = contexts.removeClient(client)
+        for record in leaving {
             if let evaluation = record.evaluation {
                 let result = LocalAuthError(.systemCancel, "The client disconnected.")
-                closeSheet(id, .failure(result))
+                closeSheet(record.id, .failure(result))
                 evaluation.reply(.failure(result))
             }
-            contexts[id] = nil
-            evaluationDeadlines[id] = nil
-            countRemoval(of: record)
-            dirty.insert(id)
+            dirty.insert(record.id)
         }
         dropAgent(client)
         clientPIDs[client] = nil
         clientSessions[client] = nil
-        for id in invalidatedByClient.removeValue(forKey: client) ?? [] {
-            invalidatedOwners[id] = nil
-        }
-        shrinkContextTableIfSparse()
         settle()
-        return leaving
-    }
-
-    /// A dictionary keeps its capacity when emptied: once `contexts` is mostly empty after many
-    /// clients left, it is copied into one sized for what is left (amortized: at most once per
-    /// quartering), so 10 000 contexts that came and went hold no table of 10 000 slots.
-    private func shrinkContextTableIfSparse() {
-        guard contexts.capacity > 1024, contexts.count < contexts.capacity / 4 else { return }
-        var smaller = [ContextID: ContextRecord](minimumCapacity: contexts.count)
-        for (id, record) in contexts { smaller[id] = record }
-        contexts = smaller
+        return leaving.map(\.id)
     }
 
     /// Ends every evaluation whose timeout has passed with systemCancel, and every sensor turn that
@@ -407,12 +337,11 @@ public actor PolicyEngine {
     /// fired, and a wake that came early must not leave the remaining evaluations without one.
     public func handleDeadlines() {
         let now = environment.clock.uptime()
-        for (id, deadline) in evaluationDeadlines where deadline.remaining(from: now) == 0 {
+        for id in contexts.expired(at: now) {
             finish(id, .failure(LocalAuthError(.systemCancel, "The evaluation timed out after \(Int(configuration.evaluationTimeout)) s; try again.")))
-            evaluationDeadlines[id] = nil
         }
         for modality in BiometricModality.allCases {
-            performSensorActions(sensorArbiters[modality]?.apply([.turnMayBeDue], at: now, turnLength: configuration.sensorTurnLength) ?? [],
+            performSensorActions(sensors.apply([.turnMayBeDue], on: modality, at: now, turnLength: configuration.sensorTurnLength),
                                  on: modality)
         }
         let announced = publishedDeadline
@@ -523,9 +452,8 @@ public actor PolicyEngine {
         let (machine, action) = Evaluation.start(kind: policy.kind, usable: usable, attemptLimits: limits)
         let timeout = configuration.evaluationTimeout
         let deadline = timeout > 0 ? environment.clock.uptime().advanced(by: timeout) : nil
-        contexts[id]?.evaluation = RunningEvaluation(
-            machine: machine, policy: policy, reason: reason, serial: lastSerial, reply: reply)
-        evaluationDeadlines[id] = deadline
+        contexts.beginEvaluation(RunningEvaluation(machine: machine, policy: policy, reason: reason, serial: lastSerial, reply: reply),
+                                 on: id, deadline: deadline)
         if let agent = plan.agent { openSheet(id, agent: agent, usable: usable, askFace: plan.askFace) }
         dirty.insert(id)
         perform(action, on: id)
@@ -561,9 +489,7 @@ public actor PolicyEngine {
 
     /// Ends the context's evaluation and answers its caller.
     func finish(_ id: ContextID, _ result: Result<EvaluationSuccess, LocalAuthError>) {
-        guard let record = contexts[id], let evaluation = record.evaluation else { return }
-        contexts[id]?.evaluation = nil
-        evaluationDeadlines[id] = nil
+        guard let record = contexts[id], let evaluation = contexts.endEvaluation(of: id) else { return }
         closeSheet(id, result)
         dirty.insert(id)
         if case .success(let success) = result {
@@ -627,15 +553,10 @@ public actor PolicyEngine {
     /// The user's `evaluatedPolicyDomainState`, hashed again only after the profile changed
     /// (``updateUser(_:_:)`` drops it).
     func domainState(of user: UInt32) -> [UInt8] {
-        if let cached = domainStates[user] { return cached }
+        if let cached = users.domainState(of: user) { return cached }
         let state = environment.domainStateHasher.domainState(user: user, profile: userRecord(user).profile)
-        domainStates[user] = state
+        users.cacheDomainState(state, of: user)
         return state
-    }
-
-    private func countRemoval(of record: ContextRecord) {
-        liveContextsByUser[record.ownerUID, default: 1] -= 1
-        if liveContextsByUser[record.ownerUID] == 0 { liveContextsByUser[record.ownerUID] = nil }
     }
 
     // MARK: Lookup and announcements
@@ -647,7 +568,7 @@ public actor PolicyEngine {
     /// other connection, which may be a sandboxed app): probing ids must not tell which exist.
     func ownedContext(_ id: ContextID, caller: ClientID) throws(LocalAuthError) -> ContextRecord {
         if let record = contexts[id], record.owner == caller { return record }
-        if invalidatedOwners[id] == caller { throw LocalAuthError(.invalidContext) }
+        if contexts.isInvalidated(id, by: caller) { throw LocalAuthError(.invalidContext) }
         throw Self.noSuchContext
     }
 
@@ -665,7 +586,7 @@ public actor PolicyEngine {
 
     /// The sensors armed for this context.
     func listening(_ id: ContextID) -> Set<BiometricModality> {
-        Set(armedSessions.filter { $0.value.context == id }.map(\.key))
+        sensors.listening(id)
     }
 
     func snapshot(_ record: ContextRecord, state: ContextState? = nil) -> ContextSnapshot {

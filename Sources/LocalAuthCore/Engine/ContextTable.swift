@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+/// The engine's contexts: the live records, what each client and each user holds, the
+/// invalidated contexts still remembered, and the running evaluations' deadlines.
+///
+/// Invariants, kept by the mutating methods (the subscript changes a live record's fields and
+/// cannot add or remove one):
+/// - every live context is in its owner's list once, oldest first; a client without live
+///   contexts has no list;
+/// - ``liveCount(ofUser:)`` is the number of live contexts whose ``ContextRecord/ownerUID`` is
+///   that uid (no zero entries kept);
+/// - an invalidated context is never live, is remembered under the client that invalidated it,
+///   and at most ``keptPerClient`` are remembered per client (the oldest is forgotten first);
+///   a client that leaves takes its remembered ones with it;
+/// - a deadline is kept only for a live context whose evaluation runs (``beginEvaluation(_:on:deadline:)``
+///   to ``endEvaluation(of:)``);
+/// - a new id (``newID(drawing:)``) is in 1 ..< 2^53 and neither live nor remembered.
+struct ContextTable: Sendable {
+    private var records: [ContextID: ContextRecord] = [:]
+    private var liveByClient: [ClientID: [ContextID]] = [:]
+    private var liveByUser: [UInt32: Int] = [:]
+    private var invalidatedOwners: [ContextID: ClientID] = [:]
+    private var invalidatedByClient: [ClientID: [ContextID]] = [:]
+    /// On the boot clock so that setting the date cannot move them; kept apart from the records
+    /// so that finding the next deadline walks the running evaluations, not every context.
+    private var deadlines: [ContextID: BootTime] = [:]
+    private var spareNumbers: [UInt64] = []
+    /// Invalidated contexts remembered per client (to answer invalidContext).
+    let keptPerClient: Int
+
+    init(keptPerClient: Int) {
+        self.keptPerClient = keptPerClient
+    }
+
+    var count: Int { records.count }
+    var isEmpty: Bool { records.isEmpty }
+    var values: Dictionary<ContextID, ContextRecord>.Values { records.values }
+
+    /// A live context. Setting changes its fields in place; adding or removing one through the
+    /// subscript is a programming error (``insert(_:)``, ``invalidate(_:)``, ``removeClient(_:)``).
+    subscript(id: ContextID) -> ContextRecord? {
+        get { records[id] }
+        _modify {
+            let count = records.count
+            yield &records[id]
+            precondition(records.count == count, "Contexts are added and removed only through ContextTable's methods")
+        }
+    }
+
+    /// The client's live contexts, oldest first.
+    func live(of client: ClientID) -> [ContextID] { liveByClient[client] ?? [] }
+
+    /// How many live contexts the connections of `uid` created.
+    func liveCount(ofUser uid: UInt32) -> Int { liveByUser[uid] ?? 0 }
+
+    /// Whether `client` invalidated `id` and it is still remembered.
+    func isInvalidated(_ id: ContextID, by client: ClientID) -> Bool { invalidatedOwners[id] == client }
+
+    /// How many invalidated contexts of `client` are remembered.
+    func invalidatedCount(of client: ClientID) -> Int { invalidatedByClient[client]?.count ?? 0 }
+
+    /// An unguessable context number (1 ..< 2^53, exact in every client's number type), unique
+    /// among live and remembered contexts: a counter would let one user count and name others'
+    /// contexts. `draw(n)` gives `n` random numbers; 64 are drawn at a time so that a context
+    /// costs a fraction of a system call.
+    mutating func newID(drawing draw: (Int) -> [UInt64]) -> ContextID {
+        while true {
+            if spareNumbers.isEmpty { spareNumbers = draw(64) }
+            let id = ContextID(spareNumbers.removeLast() & (1 << 53 - 1))
+            if id.rawValue != 0, records[id] == nil, invalidatedOwners[id] == nil { return id }
+        }
+    }
+
+    /// Adds a new context; its id comes from ``newID(drawing:)``.
+    mutating func insert(_ record: ContextRecord) {
+        precondition(records[record.id] == nil && invalidatedOwners[record.id] == nil, "A context id is used once")
+        records[record.id] = record
+        liveByClient[record.owner, default: []].append(record.id)
+        liveByUser[record.ownerUID, default: 0] += 1
+    }
+
+    /// Removes a live context and remembers it as invalidated by its owner, forgetting the
+    /// owner's oldest remembered one beyond ``keptPerClient``. nil when `id` is not live.
+    @discardableResult
+    mutating func invalidate(_ id: ContextID) -> ContextRecord? {
+        guard let record = records.removeValue(forKey: id) else { return nil }
+        deadlines[id] = nil
+        let owner = record.owner
+        liveByClient[owner]?.removeAll { $0 == id }
+        if liveByClient[owner]?.isEmpty == true { liveByClient[owner] = nil }
+        countRemoval(of: record)
+        invalidatedOwners[id] = owner
+        invalidatedByClient[owner, default: []].append(id)
+        if let list = invalidatedByClient[owner], list.count > keptPerClient {
+            invalidatedOwners[list[0]] = nil
+            invalidatedByClient[owner]?.removeFirst()
+        }
+        return record
+    }
+
+    /// The client left: removes its live contexts (returned, oldest first) and forgets the ones it
+    /// invalidated. Costs what the client held, however many others hold.
+    mutating func removeClient(_ client: ClientID) -> [ContextRecord] {
+        let leaving = liveByClient.removeValue(forKey: client) ?? []
+        var removed: [ContextRecord] = []
+        removed.reserveCapacity(leaving.count)
+        for id in leaving {
+            guard let record = records.removeValue(forKey: id) else { continue }
+            deadlines[id] = nil
+            countRemoval(of: record)
+            removed.append(record)
+        }
+        for id in invalidatedByClient.removeValue(forKey: client) ?? [] {
+            invalidatedOwners[id] = nil
+        }
+        shrinkIfSparse()
+        return removed
+    }
+
+    private mutating func countRemoval(of record: ContextRecord) {
+        liveByUser[record.ownerUID, default: 1] -= 1
+        if liveByUser[record.ownerUID] == 0 { liveByUser[record.ownerUID] = nil }
+    }
+
+    /// A dictionary keeps its capacity when emptied: once the table is mostly empty after many
+    /// clients left, it is copied into one sized for what is left (amortized: at most once per
+    /// quartering), so 10 000 contexts that came and went hold no table of 10 000 slots.
+    private mutating func shrinkIfSparse() {
+        guard records.capacity > 1024, records.count < records.capacity / 4 else { return }
+        var smaller = [ContextID: ContextRecord](minimumCapacity: records.count)
+        for (id, record) in records { smaller[id] = record }
+        records = smaller
+    }
+
+    // MARK: Evaluations
+
+    /// Starts `evaluation` on a live context, ending at `deadline` (nil: no timeout).
+    mutating func beginEvaluation(_ evaluation: RunningEvaluation, on id: ContextID, deadline: BootTime?) {
+        guard records[id] != nil else { return }
+        records[id]?.evaluation = evaluation
+        deadlines[id] = deadline
+    }
+
+    /// Ends the context's evaluation and its deadline; returns it, nil when none ran.
+    @discardableResult
+    mutating func endEvaluation(of id: ContextID) -> RunningEvaluation? {
+        guard let evaluation = records[id]?.evaluation else { return nil }
+        records[id]?.evaluation = nil
+        deadlines[id] = nil
+        return evaluation
+    }
+
+    /// The earliest deadline of the running evaluations.
+    var nextDeadline: BootTime? { deadlines.values.min { $0.seconds < $1.seconds } }
+
+    /// The contexts whose deadline is at or before `now`.
+    func expired(at now: BootTime) -> [ContextID] {
+        deadlines.compactMap { $0.value.remaining(from: now) == 0 ? $0.key : nil }
+    }
+}
+
+extension ContextTable: Sequence {
+    func makeIterator() -> Dictionary<ContextID, ContextRecord>.Iterator { records.makeIterator() }
+}
