@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 /// How one type of a ``BusMethod`` declaration travels: its signature and how its ``Value`` is
 /// read from and appended to a message, straight through libdbus's iterators.
 ///

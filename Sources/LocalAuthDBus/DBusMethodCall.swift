@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 /// An incoming method call, decoded, as a registered object's handler sees it.
 public struct DBusMethodCall: Sendable {
     public let path: String

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 @testable import LocalAuthCore
 import LocalAuthTestSupport
 import Testing

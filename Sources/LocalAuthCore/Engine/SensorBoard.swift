@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 /// The engine's sensors: per modality, the ``SensorArbiter`` that decides who holds it, the
 /// session it is armed for, and the attempt being saved with the attempts waiting behind it.
 ///
