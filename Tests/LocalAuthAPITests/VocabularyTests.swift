@@ -54,7 +54,9 @@ struct VocabularyTests {
 
     @Test func contextStatesAreTheStatePropertysStrings() throws {
         #expect(ContextState.allCases.map(\.rawValue) == ["idle", "waiting", "biometry", "passcode", "invalidated"])
-        try expectDocumented(ContextState.allCases.map(\.rawValue), in: "Context", after: #"<property name="State""#)
+        // `invalidated` is the engine's last state of a context; Invalidate announces nothing and
+        // the property cannot be read afterwards, so the bus never shows it.
+        try expectDocumented(ContextState.allCases.filter { $0 != .invalidated }.map(\.rawValue), in: "Context", after: #"<property name="State""#)
     }
 
     @Test func promptKindsAreThePromptSignalsStrings() throws {
