@@ -111,3 +111,21 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// Sources are grouped by role (docs/architecture.md): the shared contract, the daemon, its clients,
+/// the providers, the bus layer, the C libraries and the test support. Each target lives in
+/// `Sources/<role>/<target>`.
+let roles: KeyValuePairs<String, [String]> = [
+    "Contract": ["LocalAuthAPI"],
+    "Daemon": ["LocalAuthCore", "LocalAuthBackends", "LocalAuthSystem", "LocalAuthVault", "LocalAuthService", "localauthd"],
+    "Clients": ["LocalAuthentication", "Security", "LocalAuthProxies", "localauth", "CommandLineKit"],
+    "Providers": ["LocalAuthProviders", "localauth-fprintd-provider"],
+    "Bus": ["LocalAuthDBus"],
+    "System": ["CDBus", "CSodium", "CCrypto", "CTSS2", "CPAM"],
+    "Testing": ["LocalAuthTestSupport"],
+]
+for (role, names) in roles {
+    for target in package.targets where names.contains(target.name) {
+        target.path = "Sources/\(role)/\(target.name)"
+    }
+}

@@ -152,7 +152,7 @@ struct RightsAttackTests {
     /// after the exec (CallerDirectory.run → identify(credentials.pid)); and a pid reused after
     /// the parent's exit gives the child whatever process took it (an unconfined one, from a
     /// sandbox). Needs the bus's ProcessFD (dbus ≥ 1.15.8) or SO_PEERPIDFD to pin the process.
-    @Test(.disabled("bug: app identity read by pid at the first call, after a fork and exec of the connection's process (Sources/LocalAuthService/CallerDirectory.swift:229)"))
+    @Test(.disabled("bug: app identity read by pid at the first call, after a fork and exec of the connection's process (Sources/Daemon/LocalAuthService/CallerDirectory.swift:229)"))
     func aForkedChildIsNotTakenForTheAppItsParentExecs() async throws {
         try await withDaemon(configuration: Self.configuration) { _, bus in
             let client = try await Client(bus)

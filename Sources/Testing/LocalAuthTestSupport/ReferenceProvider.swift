@@ -13,7 +13,7 @@ public final class ReferenceProvider: Sendable {
     public static let simulatorPath = "/org/localauth/ReferenceProvider1"
     public static let simulatorInterface = "org.localauth.ReferenceProvider1.Simulator"
 
-    /// The checkout root, found from this file: `<root>/Sources/LocalAuthTestSupport/ReferenceProvider.swift`.
+    /// The checkout root, found from this file: `<root>/Sources/Testing/LocalAuthTestSupport/ReferenceProvider.swift`.
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     public static var script: String { repositoryRoot.appendingPathComponent("Examples/providers/reference-provider.py").path }

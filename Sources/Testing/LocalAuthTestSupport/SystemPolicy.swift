@@ -49,7 +49,7 @@ public struct SystemPolicy: Sendable, Equatable, CustomStringConvertible {
 
     // MARK: The installed files
 
-    /// The checkout root, found from this file: `<root>/Sources/LocalAuthTestSupport/SystemPolicy.swift`.
+    /// The checkout root, found from this file: `<root>/Sources/Testing/LocalAuthTestSupport/SystemPolicy.swift`.
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
