@@ -13,9 +13,8 @@ public final class ReferenceProvider: Sendable {
     public static let simulatorPath = "/org/localauth/ReferenceProvider1"
     public static let simulatorInterface = "org.localauth.ReferenceProvider1.Simulator"
 
-    /// The checkout root, found from this file: `<root>/Sources/Testing/LocalAuthTestSupport/ReferenceProvider.swift`.
-    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The checkout root (``SystemPolicy/repositoryRoot``).
+    public static var repositoryRoot: URL { SystemPolicy.repositoryRoot }
     public static var script: String { repositoryRoot.appendingPathComponent("Examples/providers/reference-provider.py").path }
 
     public let id: String

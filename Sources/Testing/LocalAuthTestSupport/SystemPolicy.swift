@@ -51,7 +51,7 @@ public struct SystemPolicy: Sendable, Equatable, CustomStringConvertible {
 
     /// The checkout root, found from this file: `<root>/Sources/Testing/LocalAuthTestSupport/SystemPolicy.swift`.
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// localauthd's own (`dbus/org.localauth.LocalAuthentication1.conf`).
     public static func localauthd() throws -> SystemPolicy {
