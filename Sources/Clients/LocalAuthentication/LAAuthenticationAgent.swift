@@ -119,7 +119,7 @@ public final class LAAuthenticationAgent: Sendable {
         }
         let options: [String: DBusValue] = scope == .fallback ? ["Fallback": .bool(true)] : [:]
         let chosen = locale ?? ProcessInfo.processInfo.environment["LANG"] ?? "C"
-        _ = try await agent.manager("RegisterAgent", [.string(chosen), .vardict(options)])
+        try await ManagerProxy(agent.connection).registerAgent(locale: chosen, options: options)
         connection.onDisconnect { continuation.finish() }
         return agent
     }
@@ -140,7 +140,7 @@ public final class LAAuthenticationAgent: Sendable {
         case .denyFace: (response, passcode) = (.denyFace, .string(""))
         }
         do {
-            _ = try await manager("AgentResponse", [.string(cookie), .string(response.rawValue), passcode])
+            try await ManagerProxy(connection).agentResponse(cookie: cookie, response: response.rawValue, passcode: passcode)
         } catch let error as DBusError {
             throw LAError(reply: error, policy: .deviceOwnerAuthentication)
         }
@@ -151,7 +151,4 @@ public final class LAAuthenticationAgent: Sendable {
         connection.close()
     }
 
-    private func manager(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
-        try await ManagerProxy(connection).proxy.call(member, arguments)
-    }
 }

@@ -2,6 +2,7 @@
 import CommandLineKit
 import LocalAuthAPI
 import LocalAuthDBus
+import LocalAuthProxies
 
 /// Commands that change the caller's passcode, enrollments and settings, and the administrator's reset.
 @MainActor
@@ -20,7 +21,8 @@ enum AccountCommands {
             }
             var new = try await newPasscode(stdin: stdin)
             defer { Secret.wipe(&new) }
-            try await client.manager("SetPasscode", [.string(""), DaemonClient.passcodeArgument(new)])
+            let argument = DaemonClient.passcodeArgument(new)
+            try await client.manager { try await $0.setPasscode(current: .string(""), new: argument) }
             return done(global, "Passcode set.", action: "passcode-set")
         }
     }
@@ -47,7 +49,8 @@ enum AccountCommands {
                 new = try await newPasscode(stdin: false)
             }
             defer { Secret.wipe(&current); Secret.wipe(&new) }
-            try await client.manager("SetPasscode", [DaemonClient.passcodeArgument(current), DaemonClient.passcodeArgument(new)])
+            let (currentArgument, newArgument) = (DaemonClient.passcodeArgument(current), DaemonClient.passcodeArgument(new))
+            try await client.manager { try await $0.setPasscode(current: currentArgument, new: newArgument) }
             return done(global, "Passcode changed.", action: "passcode-change")
         }
     }
@@ -58,7 +61,7 @@ enum AccountCommands {
         var stdin = false
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await withPasscode(global, stdin: stdin, "RemovePasscode", [], done: "Passcode removed, and with it every enrollment.",
+            try await withPasscode(global, stdin: stdin, { try await $0.removePasscode(current: $1) }, done: "Passcode removed, and with it every enrollment.",
                                    action: "passcode-remove")
         }
     }
@@ -96,7 +99,8 @@ enum AccountCommands {
         var stdin = false
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await withPasscode(global, stdin: stdin, "Unenroll", [.string(BiometricModality.fingerprint.rawValue), .string(finger)],
+            let finger = finger
+            return try await withPasscode(global, stdin: stdin, { try await $0.unenroll(modality: BiometricModality.fingerprint.rawValue, label: finger, passcode: $1) },
                                    done: "Removed fingerprint \(finger).", action: "unenroll")
         }
     }
@@ -109,7 +113,8 @@ enum AccountCommands {
         var stdin = false
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await withPasscode(global, stdin: stdin, "Unenroll", [.string(BiometricModality.face.rawValue), .string(alternate ? "alternate" : "primary")],
+            let label = alternate ? "alternate" : "primary"
+            return try await withPasscode(global, stdin: stdin, { try await $0.unenroll(modality: BiometricModality.face.rawValue, label: label, passcode: $1) },
                                    done: alternate ? "Removed the alternate face." : "Removed the face (both appearances).", action: "unenroll")
         }
     }
@@ -122,7 +127,8 @@ enum AccountCommands {
         var stdin = false
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await withPasscode(global, stdin: stdin, "SetRequireAttention", [.bool(on)],
+            let on = on
+            return try await withPasscode(global, stdin: stdin, { try await $0.setRequireAttention(on, passcode: $1) },
                                    done: "Require attention: \(on ? "on" : "off").", action: "attention")
         }
     }
@@ -141,7 +147,8 @@ enum AccountCommands {
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
-            try await client.manager("ResetLockout", [.uint32(uid)])
+            let uid = uid
+            try await client.manager { try await $0.resetLockout(uid: uid) }
             return done(global, "Lockout of uid \(uid) reset.", action: "lockout-reset")
         }
     }
@@ -150,15 +157,16 @@ enum AccountCommands {
     nonisolated static let fingers = ["left-thumb", "left-index-finger", "left-middle-finger", "left-ring-finger", "left-little-finger",
                           "right-thumb", "right-index-finger", "right-middle-finger", "right-ring-finger", "right-little-finger"]
 
-    /// Calls a Manager method whose last argument is the current passcode.
-    private static func withPasscode(_ global: GlobalOptions, stdin: Bool, _ member: String, _ arguments: [DBusValue],
+    /// Makes `call`, a Manager call that takes the current passcode (its second argument), after reading it.
+    private static func withPasscode(_ global: GlobalOptions, stdin: Bool, _ call: @escaping @Sendable (ManagerProxy, DBusValue) async throws -> Void,
                                      done text: String, action: String) async throws(CLIError) -> Int32 {
         let client = try await DaemonClient.connect(global)
         defer { client.close() }
         guard try await client.userState().passcodeSet else { throw .authentication(.passcodeNotSet, "") }
         var passcode = try await PasscodeInput.current(stdin: stdin)
         defer { Secret.wipe(&passcode) }
-        try await client.manager(member, arguments + [DaemonClient.passcodeArgument(passcode)])
+        let argument = DaemonClient.passcodeArgument(passcode)
+        try await client.manager { try await call($0, argument) }
         return done(global, text, action: action)
     }
 

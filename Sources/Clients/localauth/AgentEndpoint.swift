@@ -133,7 +133,7 @@ struct AgentEndpoint: Sendable {
                 return .empty
             }
         }
-        _ = try await client.manager("RegisterAgent", [.string(locale), .vardict(options)])
+        try await client.manager { try await $0.registerAgent(locale: locale, options: options) }
         daemon.registered(uid: uid)
         return AgentEndpoint(client: client)
     }
@@ -150,7 +150,7 @@ struct AgentEndpoint: Sendable {
                 return
             }
             guard daemon.believe(owner) else { return }  // gone again; the next owner is checked in turn
-            _ = try await client.manager("RegisterAgent", [.string(locale), .vardict(options)])
+            try await client.manager { try await $0.registerAgent(locale: locale, options: options) }
             deliver(.registeredAgain)
         } catch {
             deliver(.refusedAgain(.temporary("localauthd came back and refused this agent: \(error.message)")))
@@ -168,7 +168,8 @@ struct AgentEndpoint: Sendable {
     /// `AgentResponse`; nil when taken, otherwise the daemon's refusal.
     func respond(_ cookie: String, _ response: AgentResponse, passcode: [UInt8] = []) async -> CLIError? {
         do throws(CLIError) {
-            _ = try await client.manager("AgentResponse", [.string(cookie), .string(response.rawValue), DaemonClient.passcodeArgument(passcode)])
+            let argument = DaemonClient.passcodeArgument(passcode)
+            try await client.manager { try await $0.agentResponse(cookie: cookie, response: response.rawValue, passcode: argument) }
             return nil
         } catch {
             return error

@@ -11,10 +11,7 @@ enum AppsCommand {
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
-            let decisions = (try await client.manager("GetFaceConsents").first?.arrayElements ?? []).compactMap { element -> (String, Bool)? in
-                guard let fields = element.structure, fields.count == 2, let app = fields[0].string, let allowed = fields[1].bool else { return nil }
-                return (app, allowed)
-            }
+            let decisions = try await client.manager { try await $0.faceConsents() }.map { ($0.app, $0.allowed) }
             let human = decisions.isEmpty ? "No application has asked for Face ID yet."
                 : decisions.map { "\($0.1 ? "allowed" : "denied ")  \($0.0)" }.joined(separator: "\n")
             global.output.result(human, json: .array(decisions.map {
@@ -38,7 +35,8 @@ enum AppsCommand {
             defer { client.close() }
             var passcode = try await PasscodeInput.current(stdin: stdin)
             defer { Secret.wipe(&passcode) }
-            try await client.manager("SetFaceConsent", [.string(app), .bool(true), DaemonClient.passcodeArgument(passcode)])
+            let (app, argument) = (app, DaemonClient.passcodeArgument(passcode))
+            try await client.manager { try await $0.setFaceConsent(app: app, allowed: true, passcode: argument) }
             return AccountCommands.done(global, "\(app) may use Face ID.", action: "face-allow")
         }
     }
@@ -54,7 +52,8 @@ enum AppsCommand {
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
             let client = try await DaemonClient.connect(global)
             defer { client.close() }
-            try await client.manager("SetFaceConsent", [.string(app), .bool(false), .string("")])
+            let app = app
+            try await client.manager { try await $0.setFaceConsent(app: app, allowed: false, passcode: .string("")) }
             return AccountCommands.done(global, "\(app) may no longer use Face ID.", action: "face-revoke")
         }
     }

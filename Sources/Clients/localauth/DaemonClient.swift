@@ -34,22 +34,23 @@ struct DaemonClient: Sendable {
         }
     }
 
-    /// Calls a Manager method by name (commands that pass arguments through); checked against the contract.
+    /// `call` with the Manager's typed proxy, its errors as `CLIError`s.
     @discardableResult
-    func manager(_ member: String, _ arguments: [DBusValue] = []) async throws(CLIError) -> [DBusValue] {
-        let proxy = managerProxy.proxy
-        return try await translate { try await proxy.call(member, arguments) }
+    func manager<T: Sendable>(_ call: @Sendable (ManagerProxy) async throws -> T) async throws(CLIError) -> T {
+        let proxy = managerProxy
+        return try await translate { try await call(proxy) }
     }
 
+    /// `call` with the typed proxy of the context at `path`; `timeout` bounds each call (default: `--timeout`).
     @discardableResult
-    func context(_ path: String, _ member: String, _ arguments: [DBusValue] = [], timeout: Duration? = nil) async throws(CLIError) -> [DBusValue] {
-        let proxy = contextProxy(path).proxy
-        return try await translate { try await proxy.call(member, arguments, timeout: timeout) }
+    func context<T: Sendable>(_ path: String, timeout: Duration? = nil, _ call: @Sendable (ContextProxy) async throws -> T) async throws(CLIError) -> T {
+        let proxy = ContextProxy(connection, path: path, timeout: timeout ?? self.timeout)
+        return try await translate { try await call(proxy) }
     }
 
-    func simulator(_ member: String, _ arguments: [DBusValue] = []) async throws(CLIError) {
-        let proxy = simulatorProxy.proxy
-        _ = try await translate { try await proxy.call(member, arguments) }
+    func simulator(_ call: @Sendable (SimulatorProxy) async throws -> Void) async throws(CLIError) {
+        let proxy = simulatorProxy
+        try await translate { try await call(proxy) }
     }
 
     func managerProperty(_ name: String) async throws(CLIError) -> DBusValue {

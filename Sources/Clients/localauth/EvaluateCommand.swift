@@ -87,8 +87,8 @@ struct EvaluateCommand: ParsableCommand {
         let context = try await client.createContext(contextOptions)
         let (policy, reason) = (policy, reason)
         let failure = try await authenticate(global, client, context, stdinPasscode: &stdinPasscode) { () async throws(CLIError) in
-            try await client.context(context, "EvaluatePolicy", [.uint32(policy.wireValue), .string(reason)],
-                                     timeout: global.timeout ?? .seconds(86_400))
+            let timeout = global.timeout ?? .seconds(86_400)
+            try await client.context(context) { try await $0.evaluatePolicy(policy.wireValue, reason: reason, timeout: timeout) }
         }
         let output = global.output
         guard let failure else {
@@ -203,7 +203,7 @@ struct EvaluateCommand: ParsableCommand {
             guard !cancelling else { return }
             cancelling = true
             verdict = reason
-            _ = try? await client.context(context, "Cancel", timeout: .seconds(5))
+            _ = try? await client.context(context, timeout: .seconds(5)) { try await $0.cancel() }
             // The reply to EvaluatePolicy normally follows at once; never wait for it long.
             Task {
                 try? await Task.sleep(for: .seconds(5))
@@ -266,7 +266,8 @@ struct EvaluateCommand: ParsableCommand {
     /// Offers the passcode; nil when it was taken (or the evaluation already ended), otherwise why not.
     @MainActor private static func submit(_ passcode: [UInt8], _ client: DaemonClient, _ context: String) async -> CLIError? {
         do throws(CLIError) {
-            try await client.context(context, "SubmitPasscode", [DaemonClient.passcodeArgument(passcode)])
+            let argument = DaemonClient.passcodeArgument(passcode)
+            try await client.context(context) { try await $0.submitPasscode(argument) }
             return nil
         } catch {
             if case .refused = error { return nil }
@@ -276,7 +277,7 @@ struct EvaluateCommand: ParsableCommand {
 
     @MainActor private static func fallback(_ client: DaemonClient, _ context: String) async -> CLIError? {
         do throws(CLIError) {
-            try await client.context(context, "Fallback")
+            try await client.context(context) { try await $0.fallback() }
             return nil
         } catch {
             return error

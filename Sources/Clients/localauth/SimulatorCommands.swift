@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import LocalAuthAPI
 import LocalAuthDBus
+import LocalAuthProxies
 
 /// `sim …`: the simulator's "Matching Touch / Non-matching Face" menu as commands (root, localauthd's
 /// user or members of simulator_group).
@@ -19,7 +20,8 @@ enum SimulatorCommands {
         var finger = ""
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await send(global, "Touch", [.string(finger)], done: "Touched the fingerprint sensor with \(finger).", action: "touch")
+            let finger = finger
+            return try await send(global, { try await $0.touch(finger) }, done: "Touched the fingerprint sensor with \(finger).", action: "touch")
         }
     }
 
@@ -31,7 +33,8 @@ enum SimulatorCommands {
         var reason = ""
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await send(global, "FingerprintRetry", [.string(reason)], done: "Fingerprint read: \(reason).", action: "retry")
+            let reason = reason
+            return try await send(global, { try await $0.fingerprintRetry(reason) }, done: "Fingerprint read: \(reason).", action: "retry")
         }
     }
 
@@ -44,7 +47,8 @@ enum SimulatorCommands {
         var inattentive = false
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await send(global, "PresentFace", [.string(appearance), .bool(!inattentive)],
+            let (appearance, attentive) = (appearance, !inattentive)
+            return try await send(global, { try await $0.presentFace(appearance, attentive: attentive) },
                            done: "Showed the face sensor: \(appearance)\(inattentive ? ", not paying attention" : "").", action: "face")
         }
     }
@@ -56,7 +60,8 @@ enum SimulatorCommands {
         var modality = ""
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await send(global, "SetConnected", [.string(modality), .bool(true)], done: "Connected the \(modality) sensor.", action: "connect")
+            let modality = modality
+            return try await send(global, { try await $0.setConnected(modality, true) }, done: "Connected the \(modality) sensor.", action: "connect")
         }
     }
 
@@ -67,7 +72,8 @@ enum SimulatorCommands {
         var modality = ""
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await send(global, "SetConnected", [.string(modality), .bool(false)],
+            let modality = modality
+            return try await send(global, { try await $0.setConnected(modality, false) },
                            done: "Disconnected the \(modality) sensor.", action: "disconnect")
         }
     }
@@ -78,7 +84,7 @@ enum SimulatorCommands {
             summary: "Simulator: press Cancel on the sheet of the oldest running evaluation (it ends with userCancel).", details: sheetNote)
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await send(global, "PressCancel", [], done: "Pressed the sheet's Cancel button.", action: "cancel")
+            try await send(global, { try await $0.pressCancel() }, done: "Pressed the sheet's Cancel button.", action: "cancel")
         }
     }
 
@@ -88,7 +94,7 @@ enum SimulatorCommands {
             summary: "Simulator: press the fallback button on that sheet (userFallback, or the passcode for policy 2).", details: sheetNote)
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await send(global, "PressFallback", [], done: "Pressed the sheet's fallback button.", action: "fallback")
+            try await send(global, { try await $0.pressFallback() }, done: "Pressed the sheet's fallback button.", action: "fallback")
         }
     }
 
@@ -96,15 +102,15 @@ enum SimulatorCommands {
         static let configuration = CommandConfiguration<Self>(words: ["sim", "reset"], summary: "Simulator: drop queued input and connect every sensor.")
 
         func run(_ global: GlobalOptions) async throws(CLIError) -> Int32 {
-            try await send(global, "Reset", [], done: "Simulator reset: queue empty, every sensor connected.", action: "reset")
+            try await send(global, { try await $0.reset() }, done: "Simulator reset: queue empty, every sensor connected.", action: "reset")
         }
     }
 
-    private static func send(_ global: GlobalOptions, _ member: String, _ arguments: [DBusValue], done text: String,
+    private static func send(_ global: GlobalOptions, _ call: @escaping @Sendable (SimulatorProxy) async throws -> Void, done text: String,
                              action: String) async throws(CLIError) -> Int32 {
         let client = try await DaemonClient.connect(global)
         defer { client.close() }
-        try await client.simulator(member, arguments)
+        try await client.simulator(call)
         return AccountCommands.done(global, text, action: action)
     }
 }

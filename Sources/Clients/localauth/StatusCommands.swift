@@ -20,7 +20,7 @@ enum StatusCommands {
             let biometrics = try await check(.deviceOwnerAuthenticationWithBiometrics, on: context, client)
             let owner = try await check(.deviceOwnerAuthentication, on: context, client)
             let biometryType = LABiometryType(wireValue: try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
-            try await client.context(context, "Invalidate")
+            try await client.context(context) { try await $0.invalidate() }
             // nil from a localauthd without rights.
             let keyProtection = try? await client.keyProtection()
 
@@ -100,7 +100,7 @@ enum StatusCommands {
             let context = try await client.createContext()
             let answer = try await check(policy, on: context, client)
             let biometryType = LABiometryType(wireValue: try await client.contextProperty(context, "BiometryType").uint32 ?? 0)
-            try await client.context(context, "Invalidate")
+            try await client.context(context) { try await $0.invalidate() }
             global.output.result("\(policy.cliName): \(answer.words)", json: .object([
                 ("policy", .string(policy.cliName)), ("value", .int(policy.rawValue)),
                 ("biometryType", .string(biometryType.cliName)), ("result", answer.json),
@@ -127,7 +127,7 @@ enum StatusCommands {
     /// CanEvaluatePolicy: nil error when it could be evaluated, else the LAError it would fail with.
     static func check(_ policy: LAPolicy, on context: String, _ client: DaemonClient) async throws(CLIError) -> Answer {
         do throws(CLIError) {
-            try await client.context(context, "CanEvaluatePolicy", [.uint32(policy.wireValue)])
+            try await client.context(context) { try await $0.canEvaluatePolicy(policy.wireValue) }
             return Answer(error: nil)
         } catch {
             guard case .authentication = error else { throw error }
