@@ -112,25 +112,25 @@ struct AgentEndpoint: Sendable {
         daemon.start(owner)
         let uid = try await client.translate { try await client.connection.credentials(of: owner).uid }
         try await client.translate {
-            try client.connection.register(path: LocalAuthBusNames.agentPath,
-                                           introspectionXML: DBusInterfaceDescription.document([interface])) { call in
+            // The table checks member and signature; the admit stage lets only the daemon call.
+            let table = DBusVTable(interface, methods: [
+                .init(AgentMethod.beginAuthentication) { _, handle, cookie, request throws(DBusError) in
+                    deliver(.begin(handle: handle, cookie: cookie, request: request))
+                    return .empty
+                },
+                .init(AgentMethod.updateAuthentication) { _, handle, cookie, update throws(DBusError) in
+                    deliver(.update(handle: handle, cookie: cookie, update: update))
+                    return .empty
+                },
+                .init(AgentMethod.endAuthentication) { _, handle, result throws(DBusError) in
+                    deliver(.end(handle: handle, result: result))
+                    return .empty
+                },
+            ])
+            try client.connection.register(path: LocalAuthBusNames.agentPath, table: table) { call throws(DBusError) in
                 guard let sender = call.sender, sender == daemon.owner else {
                     throw DBusError(.accessDenied, "Only localauthd may call this agent.")
                 }
-                guard call.interface == nil || call.interface == interface.name, let method = interface.method(call.member) else {
-                    throw DBusError(.unknownMethod, "No method \(call.member) on \(interface.name).")
-                }
-                try call.requireSignature(method.inputSignature)
-                var reader = call.reader
-                switch method.name {
-                case "BeginAuthentication":
-                    deliver(.begin(handle: try reader.string(), cookie: try reader.string(), request: try reader.vardict()))
-                case "UpdateAuthentication":
-                    deliver(.update(handle: try reader.string(), cookie: try reader.string(), update: try reader.vardict()))
-                default:
-                    deliver(.end(handle: try reader.string(), result: try reader.string()))
-                }
-                return .empty
             }
         }
         try await client.manager { try await $0.registerAgent(locale: locale, options: options) }
