@@ -46,8 +46,8 @@ final class ProviderObject: Sendable {
         let fprintd = await owner(of: Fprintd.busName)
         fprintdOwner.withLock { $0 = fprintd }
         events.yield(.fprintdOwner(fprintd))
-        try connection.register(path: LocalAuthBusNames.providerPath, introspectionXML: DBusInterfaceDescription.document([LocalAuthInterface.provider])) { [self] call in
-            try handle(call)
+        try connection.register(path: LocalAuthBusNames.providerPath, table: table) { [self] call throws(DBusError) in
+            try admit(call)
         }
     }
 
@@ -58,41 +58,37 @@ final class ProviderObject: Sendable {
         ).first?.string
     }
 
-    private func handle(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
-        guard call.interface == nil || call.interface == LocalAuthInterface.provider.name, let method = LocalAuthInterface.provider.method(call.member) else {
-            throw DBusError(.unknownMethod, "org.localauth.Provider1 has no method \(call.member)")
-        }
+    /// Only the owner of localauthd's name may call; others are refused and logged.
+    private func admit(_ call: DBusMethodCall) throws(DBusError) {
         guard let sender = call.sender, sender == hostOwner.withLock({ $0 }) else {
             log("refused \(call.member) from \(call.sender ?? "?"), which does not own \(LocalAuthBusNames.busName)")
             throw .accessDenied("only localauthd (the owner of \(LocalAuthBusNames.busName)) may call this provider")
         }
-        try call.requireSignature(method.inputSignature)
-        var reader = call.reader
-        let event: FprintdProvider.Event
-        switch call.member {
-        case "Hello":
-            _ = try reader.uint32()
-            event = .hello(call.reply)
-        case "Arm":
-            let session = try reader.uint64(), user = try reader.uint32(), templates = try reader.strings()
-            event = .arm(session: session, user: user, templates: templates, call.reply)
-        case "Disarm":
-            event = .disarm(session: try reader.uint64(), call.reply)
-        case "EnrollStart":
-            let id = try reader.uint64(), user = try reader.uint32(), label = try reader.string()
-            event = .enrollStart(id: id, user: user, label: label, call.reply)
-        case "EnrollCancel":
-            event = .enrollCancel(id: try reader.uint64(), call.reply)
-        case "ListTemplates":
-            event = .listTemplates(user: try reader.uint32(), call.reply)
-        case "DeleteTemplate":
-            let user = try reader.uint32(), template = try reader.string()
-            event = .deleteTemplate(user: user, template: template, call.reply)
-        default:
-            throw DBusError(.unknownMethod, "org.localauth.Provider1 has no method \(call.member)")
+    }
+
+    /// `org.localauth.Provider1`: each row checks its member and signature, reads its typed
+    /// arguments and hands the call to the provider's event stream, which answers it.
+    private var table: DBusVTable {
+        let events = self.events
+        @Sendable func deferred(_ event: FprintdProvider.Event) -> DBusMethodReply {
+            events.yield(event)
+            return .deferred
         }
-        events.yield(event)
-        return .deferred
+        return DBusVTable(LocalAuthInterface.provider, methods: [
+            .init(ProviderMethod.hello) { call, _ throws(DBusError) in deferred(.hello(call.reply)) },
+            .init(ProviderMethod.arm) { call, session, user, templates, _ throws(DBusError) in
+                deferred(.arm(session: session, user: user, templates: templates, call.reply))
+            },
+            .init(ProviderMethod.disarm) { call, session throws(DBusError) in deferred(.disarm(session: session, call.reply)) },
+            .init(ProviderMethod.enrollStart) { call, id, user, label throws(DBusError) in
+                deferred(.enrollStart(id: id, user: user, label: label, call.reply))
+            },
+            .init(ProviderMethod.enrollCancel) { call, id throws(DBusError) in deferred(.enrollCancel(id: id, call.reply)) },
+            .init(ProviderMethod.listTemplates) { call, user throws(DBusError) in deferred(.listTemplates(user: user, call.reply)) },
+            .init(ProviderMethod.deleteTemplate) { call, user, template throws(DBusError) in
+                deferred(.deleteTemplate(user: user, template: template, call.reply))
+            },
+        ])
     }
 
     /// fprintd's VerifyFingerSelected, VerifyStatus and EnrollStatus, from fprintd only: anyone on
