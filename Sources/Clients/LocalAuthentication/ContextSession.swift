@@ -212,7 +212,7 @@ final class ContextSession: Sendable {
             let daemon: Daemon
             do { daemon = try await daemonContext() } catch { return done(.unavailable(for: policy, because: error)) }
             do {
-                _ = try await call(daemon, "CanEvaluatePolicy", [.uint32(UInt32(policy.rawValue))])
+                try await daemon.proxy.canEvaluatePolicy(UInt32(policy.rawValue))
                 await refresh(daemon)
                 done(nil)
             } catch {
@@ -238,7 +238,7 @@ final class ContextSession: Sendable {
         case .submitPasscode(let passcode, let id, let isCredential):
             guard let daemon = state.withLock({ $0.evaluation?.id == id ? $0.daemon : nil }) else { return }
             do {
-                _ = try await call(daemon, "SubmitPasscode", [.secret(passcode)])
+                try await daemon.proxy.submitPasscode(.secret(passcode))
             } catch let error as DBusError where error.name.rawValue == LocalAuthErrorName.authenticationFailed.dbusName {
                 // A wrong credential is not offered again; the daemon prompts `passcode-wrong`.
                 if isCredential { state.withLock { if $0.credential == passcode { $0.credential = nil } } }
@@ -247,14 +247,14 @@ final class ContextSession: Sendable {
             }
         case .cancel(let id):
             guard let daemon = state.withLock({ id == nil || $0.evaluation?.id == id ? $0.daemon : nil }) else { return }
-            _ = try? await call(daemon, "Cancel")
+            try? await daemon.proxy.cancel()
         case .fallback:
             guard let daemon = state.withLock({ $0.daemon }) else { return }
             // NotSupported while the fallback title is empty: a hidden button cannot be chosen.
-            _ = try? await call(daemon, "Fallback")
+            try? await daemon.proxy.fallback()
         case .invalidate:
             guard let daemon = state.withLock({ $0.daemon }) else { return }
-            _ = try? await call(daemon, "Invalidate")
+            try? await daemon.proxy.invalidate()
             daemon.connection.unsubscribe(daemon.subscription)
         }
     }
@@ -316,11 +316,6 @@ final class ContextSession: Sendable {
     private func forgetIfDisconnected(_ daemon: Daemon) {
         guard !daemon.connection.isOpen else { return }
         state.withLock { if $0.daemon?.path == daemon.path { $0.daemon = nil } }
-    }
-
-    private func call(_ daemon: Daemon, _ member: String, _ arguments: [DBusValue] = [],
-                      timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
-        try await daemon.proxy.proxy.call(member, arguments, timeout: timeout)
     }
 
     /// Reads `BiometryType` and `EvaluatedPolicyDomainState`, which checks and evaluations change.
