@@ -32,33 +32,42 @@ import Testing
         }
     }
 
-    static func directory(_ record: Record, requests: Int = 8, userRequests: Int = 16, failing: Set<String> = []) -> CallerDirectory {
+    /// What the queues run in: the daemon's is its engine; here an actor that does nothing else.
+    actor Isolation {
+        func run<T: Sendable>(_ body: @Sendable (isolated Isolation) -> T) -> T { body(self) }
+    }
+
+    static let isolation = Isolation()
+
+    static func directory(_ record: Record, requests: Int = 8, userRequests: Int = 16, failing: Set<String> = []) -> CallerDirectory<Isolation> {
         CallerDirectory(credentials: { sender in
             record.lookups.withLock { $0.append(sender) }
             if failing.contains(sender) { throw DBusError(.nameHasNoOwner, "\(sender) left") }
             return DBusCredentials(uid: sender == ":1.2" ? 1001 : 1000, pid: 7)
-        }, executor: nil, identify: { _ in .success(AppIdentity(executable: "/usr/bin/demo")) },
+        }, identify: { _ in .success(AppIdentity(executable: "/usr/bin/demo")) },
         limits: RequestQueueLimits(perClient: .init(requests: requests, bytes: 1 << 20), perUser: .init(requests: userRequests, bytes: 1 << 20)),
         log: { _, _ in })
     }
 
     /// Submits a job that records `name` (after `gate`, if any) and reports when it ran.
-    static func submit(_ directory: CallerDirectory, _ record: Record, from sender: String, _ name: String, gate: Gate? = nil,
-                       started: AsyncStream<String>.Continuation? = nil, done: AsyncStream<String>.Continuation) -> DBusError? {
-        directory.submit(from: sender, byteCount: 10, replyExpected: true) { identity in
+    static func submit(_ directory: CallerDirectory<Isolation>, _ record: Record, from sender: String, _ name: String, gate: Gate? = nil,
+                       started: AsyncStream<String>.Continuation? = nil, done: AsyncStream<String>.Continuation) async -> DBusError? {
+        await isolation.run { isolation in
+            directory.submit(from: sender, byteCount: 10, replyExpected: true, on: isolation) { _, identity in
             started?.yield(name)
             await gate?.wait()
             let who = (try? identity.get()).map { "\($0.caller.uid)" } ?? "denied"
             record.ran.withLock { $0.append("\(name)@\(who)") }
             done.yield(name)
+            }
         }
     }
 
     @Test func oneSendersRequestsRunInArrivalOrderAndItIsLookedUpOnce() async {
         let record = Record(), gate = Gate(), directory = Self.directory(record)
         let (finished, done) = AsyncStream<String>.makeStream()
-        #expect(Self.submit(directory, record, from: ":1.1", "first", gate: gate, done: done) == nil)
-        for name in ["second", "third", "fourth"] { #expect(Self.submit(directory, record, from: ":1.1", name, done: done) == nil) }
+        #expect(await Self.submit(directory, record, from: ":1.1", "first", gate: gate, done: done) == nil)
+        for name in ["second", "third", "fourth"] { #expect(await Self.submit(directory, record, from: ":1.1", name, done: done) == nil) }
         gate.open()
         var iterator = finished.makeAsyncIterator()
         for _ in 0..<4 { _ = await iterator.next() }
@@ -69,8 +78,8 @@ import Testing
     @Test func anotherSenderIsNotHeldUpByABlockedOne() async {
         let record = Record(), gate = Gate(), directory = Self.directory(record)
         let (finished, done) = AsyncStream<String>.makeStream()
-        _ = Self.submit(directory, record, from: ":1.1", "blocked", gate: gate, done: done)
-        _ = Self.submit(directory, record, from: ":1.2", "other", done: done)
+        _ = await Self.submit(directory, record, from: ":1.1", "blocked", gate: gate, done: done)
+        _ = await Self.submit(directory, record, from: ":1.2", "other", done: done)
         var iterator = finished.makeAsyncIterator()
         #expect(await iterator.next() == "other")
         gate.open()
@@ -81,15 +90,15 @@ import Testing
     @Test func overItsBoundASenderIsRefusedUntilItsQueueDrains() async {
         let record = Record(), gate = Gate(), directory = Self.directory(record, requests: 3)
         let (finished, done) = AsyncStream<String>.makeStream()
-        for index in 0..<3 { #expect(Self.submit(directory, record, from: ":1.1", "\(index)", gate: gate, done: done) == nil) }
-        let refusal = Self.submit(directory, record, from: ":1.1", "over", done: done)
+        for index in 0..<3 { #expect(await Self.submit(directory, record, from: ":1.1", "\(index)", gate: gate, done: done) == nil) }
+        let refusal = await Self.submit(directory, record, from: ":1.1", "over", done: done)
         #expect(refusal?.name == .limitsExceeded)
         // Another sender has its own bound.
-        #expect(Self.submit(directory, record, from: ":1.2", "other", done: done) == nil)
+        #expect(await Self.submit(directory, record, from: ":1.2", "other", done: done) == nil)
         gate.open()
         var iterator = finished.makeAsyncIterator()
         for _ in 0..<4 { _ = await iterator.next() }
-        #expect(Self.submit(directory, record, from: ":1.1", "after", done: done) == nil)
+        #expect(await Self.submit(directory, record, from: ":1.1", "after", done: done) == nil)
         #expect(await iterator.next() == "after")
         #expect(!record.ran.withLock { $0 }.contains { $0.hasPrefix("over@") })
     }
@@ -99,12 +108,12 @@ import Testing
         let (finished, done) = AsyncStream<String>.makeStream()
         let (starts, started) = AsyncStream<String>.makeStream()
         // The first request identifies each sender (uid 1000 for both); from then on their work counts for it.
-        _ = Self.submit(directory, record, from: ":1.1", "a", gate: gate, started: started, done: done)
-        _ = Self.submit(directory, record, from: ":1.3", "b", gate: gate, started: started, done: done)
+        _ = await Self.submit(directory, record, from: ":1.1", "a", gate: gate, started: started, done: done)
+        _ = await Self.submit(directory, record, from: ":1.3", "b", gate: gate, started: started, done: done)
         var startIterator = starts.makeAsyncIterator()
         for _ in 0..<2 { _ = await startIterator.next() }
-        #expect(Self.submit(directory, record, from: ":1.1", "c", done: done) == nil)
-        #expect(Self.submit(directory, record, from: ":1.3", "d", done: done)?.name == .limitsExceeded)
+        #expect(await Self.submit(directory, record, from: ":1.1", "c", done: done) == nil)
+        #expect(await Self.submit(directory, record, from: ":1.3", "d", done: done)?.name == .limitsExceeded)
         gate.open()
         var iterator = finished.makeAsyncIterator()
         for _ in 0..<3 { _ = await iterator.next() }
@@ -113,7 +122,7 @@ import Testing
     @Test func aSenderTheBusCannotNameIsDenied() async {
         let record = Record(), directory = Self.directory(record, failing: [":1.9"])
         let (finished, done) = AsyncStream<String>.makeStream()
-        _ = Self.submit(directory, record, from: ":1.9", "call", done: done)
+        _ = await Self.submit(directory, record, from: ":1.9", "call", done: done)
         var iterator = finished.makeAsyncIterator()
         _ = await iterator.next()
         #expect(record.ran.withLock { $0 } == ["call@denied"])

@@ -14,10 +14,11 @@ import Glibc
 /// of libdispatch's manager thread, an `epoll_ctl` to disarm and one to re-arm the source, and a
 /// hand-off to a worker thread. Here a message costs the `poll` that returns and the reads, and a
 /// reply sent from the loop's own thread is written at once. It is also a `TaskExecutor`: tasks
-/// that prefer it (the daemon's per-sender pipelines) run their non-isolated code on this thread.
-/// And ``makeSerialExecutor()`` makes it an actor's serial executor (the daemon's engine): code already on the
-/// loop, such as a method handler, may then enter that actor synchronously (`assumeIsolated`), so
-/// a request read, checked, answered and written costs no task and no thread hand-off at all.
+/// that prefer it run their non-isolated code on this thread. And ``makeSerialExecutor()`` makes
+/// it an actor's serial executor (the daemon's engine): code already on the loop, such as a method
+/// handler, may then start a task isolated to that actor with `Task.immediate`, which runs at once
+/// on this thread until it first waits, so a request read, checked, answered and written costs no
+/// thread hand-off at all.
 ///
 /// libdbus's watches and timeouts are kept in `watches` and `timeouts`, which only the loop's
 /// thread touches (libdbus calls the watch and timeout functions on it: every libdbus call for the
@@ -130,6 +131,11 @@ extension DBusEventLoop {
         public func enqueue(_ job: consuming ExecutorJob) {
             loop.runner.submit(.isolated(UnownedJob(job), asUnownedSerialExecutor()))
         }
+
+        /// Being on the loop's thread is being isolated. Answering here (not only trapping in
+        /// ``checkIsolated()``) is what lets `Task.immediate` with a closure isolated to the actor,
+        /// started on the loop, run at once where it was started instead of being enqueued.
+        public func isIsolatingCurrentContext() -> Bool? { loop.isCurrent }
 
         public func checkIsolated() {
             loop.precondition("an actor isolated to a D-Bus connection's loop used off the loop's thread")

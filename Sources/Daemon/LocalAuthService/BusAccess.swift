@@ -36,7 +36,9 @@ struct AccessStage: Sendable {
     /// The gid of `simulator_group`, if one is configured.
     let simulatorGroup: UInt32?
 
-    func check(_ access: BusAccess, _ bus: BusCaller) async throws(LocalAuthError) {
+    /// Runs where it is awaited (the caller's queue, in the engine's isolation): a check that
+    /// asks no one costs no hop.
+    nonisolated(nonsending) func check(_ access: BusAccess, _ bus: BusCaller) async throws(LocalAuthError) {
         if grantsAtOnce(access, bus) { return }
         switch access {
         case .anyone, .contextOwner, .privilegedByEngine:

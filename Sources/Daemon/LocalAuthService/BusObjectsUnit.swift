@@ -13,8 +13,6 @@ struct BusObjectsUnit: DaemonUnit {
     let connection: DBusConnection
     /// For the error message.
     let bus: DBusBus
-    let engine: PolicyEngine
-    let directory: CallerDirectory
     let observer: BusObserver
     let enrollments: EnrollmentRegistry
     /// Builds each object's table rows behind the access stage and the callers' request queues.
@@ -34,16 +32,16 @@ struct BusObjectsUnit: DaemonUnit {
             try connection.register(path: LocalAuthBusNames.rightsPath, table: rights.table(rows))
             try connection.register(path: LocalAuthBusNames.simulatorPath, table: simulator.table(rows))
             try connection.register(path: LocalAuthBusNames.providerHostPath, table: providerHost.table, admit: providerHost.admit)
-            let (engine, directory, observer, enrollments) = (self.engine, self.directory, self.observer, self.enrollments)
+            let (rows, observer, enrollments) = (self.rows, self.observer, self.enrollments)
             let trimmer = HeapTrimmer()
             _ = try await connection.watchNameOwners { change in
                 guard change.newOwner == nil, change.name.hasPrefix(":") else { return }
                 let client = ClientID(change.name)
                 enrollments.cancel(client)
-                directory.senderLeft(change.name) {
+                rows.senderLeft(change.name) { engine in
                     // Again after its queued requests: an Enroll among them may have started since.
                     enrollments.cancel(client)
-                    let dropped = await engine.clientDisconnected(client)
+                    let dropped = engine.clientDisconnected(client)
                     observer.forget(client, contexts: dropped)
                     trimmer.released(contexts: dropped.count)
                 }

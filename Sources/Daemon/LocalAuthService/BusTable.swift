@@ -3,131 +3,89 @@ import LocalAuthAPI
 import LocalAuthCore
 import LocalAuthDBus
 
-/// Builds the rows of the daemon's ``DBusVTable``s: each queued row runs in its sender's queue
-/// (``CallerDirectory``), passes the ``AccessStage`` for what it declares it needs, then its
-/// handler. Every row is its method's ``BusMethod`` declaration (the one the client proxies call
-/// through); its arguments arrive as the declared types, read straight from the message on the
-/// connection's queue after the table checked the signature. A row's `decode` runs first, there:
-/// it validates them (a refusal there changes nothing) and returns the work to queue.
-/// An engine row (``engineMethod(_:needs:_:)``), and a row that uses ``answer(_:needs:_:)`` or
-/// ``immediateCaller(_:needs:)``, is answered at once where it was read when its sender has
-/// nothing queued, its identity is known and the stage would grant it without asking anyone.
+/// Builds the rows of the daemon's ``DBusVTable``s. Every call takes one path: its arguments are
+/// read as its ``BusMethod`` declaration's types (the one the client proxies call through) and
+/// checked on the connection's loop, where a row's `decode` validates them (a refusal there
+/// changes nothing) and returns its ``Handler``; the call then joins its sender's queue
+/// (``CallerDirectory``: order, quotas, identity), passes the ``AccessStage`` for what the row
+/// declares it needs, and its handler runs in the engine's isolation and returns the reply.
+///
+/// The loop is the engine's executor, so a call whose sender has nothing queued, whose identity
+/// is known and that the stage admits without asking anyone runs to its reply right where it was
+/// read (``CallerDirectory`` starts the queue's task with `Task.immediate`): no hop, no thread.
 struct BusTable: Sendable {
-    /// What a row does once its caller is known and admitted; returns the reply values, or nil
-    /// when it answers the call's reply itself later.
-    typealias Body = @Sendable (BusCaller) async throws -> [DBusValue]?
+    /// What a row does once its caller is known and admitted, in the engine's isolation: returns
+    /// the reply values, or nil when it answers the call's reply itself later.
+    typealias Handler = @Sendable (isolated PolicyEngine, BusCaller) async throws -> [DBusValue]?
 
-    /// What an engine row does, in the engine's isolation: synchronous, so that it can run where
-    /// the call was read. Returns the reply values, or nil when it answers the call's reply itself.
-    typealias EngineBody = @Sendable (isolated PolicyEngine, BusCaller) throws -> [DBusValue]?
-
-    let directory: CallerDirectory
+    let directory: CallerDirectory<PolicyEngine>
     let stage: AccessStage
 
-    /// A row queued behind the sender's earlier calls.
+    /// A row: `decode` checks the arguments where the call was read and returns the handler.
     func method<each Input: DBusArgument, Output>(
         _ method: BusMethod<repeat each Input, Output>, needs access: BusAccess,
-        _ decode: @escaping @Sendable (DBusMethodCall, repeat (each Input).Value) throws(DBusError) -> Body
+        _ decode: @escaping @Sendable (DBusMethodCall, repeat (each Input).Value) throws(DBusError) -> Handler
     ) -> DBusVTable.Method {
-        let (directory, stage) = (self.directory, self.stage)
-        return DBusVTable.Method(method) { (call, arguments: repeat (each Input).Value) throws(DBusError) in
-            let body = try decode(call, repeat each arguments)
-            return Self.respond(call, directory, stage, access, body)
+        DBusVTable.Method(method) { [self] (call, arguments: repeat (each Input).Value) throws(DBusError) in
+            let handler = try decode(call, repeat each arguments)
+            return respond(call, needs: access, handler)
         }
     }
 
-    /// A row that is synchronous engine work, for a caller the stage admits without asking
-    /// (``BusAccess/anyone``, ``BusAccess/contextOwner``, ``BusAccess/identifiedApp``): answered as
-    /// ``answer(_:needs:_:)`` does.
-    func engineMethod<each Input: DBusArgument, Output>(
-        _ method: BusMethod<repeat each Input, Output>, needs access: BusAccess,
-        _ decode: @escaping @Sendable (DBusMethodCall, repeat (each Input).Value) throws(DBusError) -> EngineBody
-    ) -> DBusVTable.Method {
-        precondition([.anyone, .contextOwner, .identifiedApp].contains(access), "\(method.member): an engine row cannot wait for an authorization")
-        return DBusVTable.Method(method) { [self] (call, arguments: repeat (each Input).Value) throws(DBusError) in
-            let body = try decode(call, repeat each arguments)
-            return try answer(call, needs: access, body)
+    /// Queues `handler` for `call` in its sender's queue, behind the stage's check of `access`,
+    /// and answers `call` with what it returns or throws (or `LimitsExceeded` if the sender or its
+    /// user already has as much queued as allowed): the path of every call, for a row that
+    /// decodes its arguments itself.
+    func respond(_ call: DBusMethodCall, needs access: BusAccess, _ handler: @escaping Handler) -> DBusMethodReply {
+        let (directory, stage, reply) = (self.directory, self.stage, call.reply)
+        // Method handlers run on the connection's loop, the engine's executor, and libdbus calls
+        // them between the engine's jobs: this is where a call read there enters the engine.
+        let refusal = stage.engine.assumeIsolated { engine in
+            directory.submit(from: call.sender, byteCount: call.byteCount, replyExpected: reply.isReplyExpected, on: engine) { engine, identity in
+                do {
+                    let bus = try identity.get()
+                    if !stage.grantsAtOnce(access, bus) { try await stage.check(access, bus) }
+                    if let values = try await handler(engine, bus) { reply.send(values) }
+                } catch let error as LocalAuthError {
+                    reply.fail(error.dbusError)
+                } catch let error as DBusError {
+                    reply.fail(error)
+                } catch {
+                    reply.fail(.failed("\(error)"))
+                }
+            }
         }
+        if let refusal { reply.fail(refusal) }
+        return .deferred
     }
 
-    /// Answers `call` with `body`: at once where it was read when ``inline(_:needs:_:)`` can, otherwise
-    /// queued like a ``method(_:needs:_:)`` row's body and run in the engine from the sender's task.
-    func answer(_ call: DBusMethodCall, needs access: BusAccess, _ body: @escaping EngineBody) throws(DBusError) -> DBusMethodReply {
-        try inline(call, needs: access, body) ?? respond(call, needs: access, onEngine(body))
+    /// The sender left the bus: after its queued calls, `farewell` runs in the engine's isolation.
+    /// From a signal handler on the connection's loop (libdbus calls those between jobs as well).
+    func senderLeft(_ sender: String, farewell: @escaping @Sendable (isolated PolicyEngine) async -> Void) {
+        let directory = self.directory
+        stage.engine.assumeIsolated { engine in directory.senderLeft(sender, on: engine, farewell: farewell) }
     }
 
-    /// Runs `body` at once, in the engine's isolation, when the sender's queue is idle and its
-    /// identity known and the stage grants `access` without asking: no task, no hop, and still in
-    /// the sender's order. nil, and `body` not run, otherwise. Only for the connection whose loop is the engine's executor (the daemon's), from
-    /// one of its method handlers: libdbus calls those between jobs, never inside the engine.
-    private func inline(_ call: DBusMethodCall, needs access: BusAccess, _ body: EngineBody) throws(DBusError) -> DBusMethodReply? {
-        guard let caller = immediateCaller(call, needs: access) else { return nil }
-        do {
-            guard let values = try stage.engine.assumeIsolated({ engine in try body(engine, caller) }) else { return .deferred }
-            return .values(values)
-        } catch let error as LocalAuthError {
-            throw error.dbusError
-        } catch let error as DBusError {
-            throw error
-        } catch {
-            throw .failed("\(error)")
-        }
-    }
-
-    /// The caller of `call` when it may be answered at once where it was read: nothing of the
-    /// sender is queued or running, the bus has told who it is, and the stage grants `access`
-    /// without asking anyone. nil otherwise: queue the call.
-    func immediateCaller(_ call: DBusMethodCall, needs access: BusAccess) -> BusCaller? {
-        guard let caller = directory.idleCaller(call.sender), stage.grantsAtOnce(access, caller) else { return nil }
-        return caller
-    }
-
-    /// `body` as a queued row's, entering the engine from the sender's task.
-    private func onEngine(_ body: @escaping EngineBody) -> Body {
-        let engine = stage.engine
-        return { bus in try await Self.run(body, on: engine, bus) }
-    }
-
-    private static func run(_ body: EngineBody, on engine: isolated PolicyEngine, _ bus: BusCaller) throws -> [DBusValue]? {
-        try body(engine, bus)
-    }
-
-    /// Queues `body` for `call` behind the stage, for a row that decides itself how to answer.
-    func respond(_ call: DBusMethodCall, needs access: BusAccess, _ body: @escaping Body) -> DBusMethodReply {
-        Self.respond(call, directory, stage, access, body)
-    }
-
-    private static func respond(_ call: DBusMethodCall, _ directory: CallerDirectory, _ stage: AccessStage,
-                                _ access: BusAccess, _ body: @escaping Body) -> DBusMethodReply {
-        directory.respond(to: call) { bus in
-            try await stage.check(access, bus)
-            return try await body(bus)
-        }
-    }
-
-    /// A row answered at once on the connection's queue, not queued behind the sender's calls;
-    /// open to anyone (it can only concern the calling connection itself).
+    /// A row answered at once on the connection's loop, not queued behind the sender's calls and
+    /// not entering the engine; open to anyone (it can only concern the calling connection itself).
     func immediate<Output>(_ method: BusMethod<Output>, _ handler: @escaping DBusVTable.MethodHandler) -> DBusVTable.Method {
         DBusVTable.Method(method, handler)
     }
 
     /// `Get`/`GetAll` from every property's value, read in the sender's queue after the stage.
-    func properties(needs access: BusAccess, _ values: @escaping @Sendable (DBusMethodCall, BusCaller) async throws -> [String: DBusValue]) -> DBusVTable.PropertyReader {
-        let (directory, stage) = (self.directory, self.stage)
-        return { call, read throws(DBusError) in
-            directory.respond(to: call) { bus in
-                try await stage.check(access, bus)
-                return try read.reply(try await values(call, bus))
-            }
+    func properties(needs access: BusAccess,
+                    _ values: @escaping @Sendable (isolated PolicyEngine, DBusMethodCall, BusCaller) async throws -> [String: DBusValue]
+    ) -> DBusVTable.PropertyReader {
+        { [self] call, read throws(DBusError) in
+            respond(call, needs: access) { engine, bus in try read.reply(try await values(engine, call, bus)) }
         }
     }
 
     /// `Set` of one property, with a value of its declared type.
-    func writer(needs access: BusAccess, _ decode: @escaping @Sendable (DBusMethodCall, DBusValue) throws(DBusError) -> Body) -> DBusVTable.PropertyWriter {
-        let (directory, stage) = (self.directory, self.stage)
-        return { call, value throws(DBusError) in
-            let body = try decode(call, value)
-            return Self.respond(call, directory, stage, access, body)
+    func writer(needs access: BusAccess, _ decode: @escaping @Sendable (DBusMethodCall, DBusValue) throws(DBusError) -> Handler) -> DBusVTable.PropertyWriter {
+        { [self] call, value throws(DBusError) in
+            let handler = try decode(call, value)
+            return respond(call, needs: access, handler)
         }
     }
 }

@@ -26,8 +26,14 @@ struct BusCaller: Sendable {
 /// when it starts and once when the sender's queue has drained to half the bound. A sender's work
 /// counts for its uid from the moment the bus has told who it is (while its first request waits),
 /// so before that only the per-client bound applies.
-final class CallerDirectory: Sendable {
-    typealias Job = @Sendable (Result<BusCaller, DBusError>) async -> Void
+///
+/// Every queue runs in `Isolation` (the daemon's engine, whose executor is the connection's loop):
+/// requests are submitted from there, and a request that finds its sender's queue idle starts the
+/// task that works through it with `Task.immediate`, so that it runs at once, where it was
+/// submitted, until it first waits — a request that needs no waiting is read, run and answered
+/// without a hop, and still in its sender's order.
+final class CallerDirectory<Isolation: Actor>: Sendable {
+    typealias Job = @Sendable (isolated Isolation, Result<BusCaller, DBusError>) async -> Void
     typealias Log = @Sendable (AuditEntry.Severity, String) -> Void
     typealias Usage = RequestQueueLimits.Usage
 
@@ -36,9 +42,6 @@ final class CallerDirectory: Sendable {
     typealias Credentials = @Sendable (String) async throws -> DBusCredentials
 
     private let credentials: Credentials
-    /// Where the senders' queue tasks run: the connection's loop, which is the engine's executor.
-    private let executor: (any TaskExecutor)?
-
     private let identify: Identify
     private let limits: RequestQueueLimits
     private let log: Log
@@ -122,11 +125,6 @@ final class CallerDirectory: Sendable {
             }
         }
 
-        /// The sender's identity if nothing of it is queued or running.
-        var idleIdentity: BusCaller? {
-            state.withLock { $0.draining ? nil : $0.identity }
-        }
-
         var identity: (caller: BusCaller?, countedFor: UInt32?) {
             state.withLock { ($0.identity, $0.countedFor) }
         }
@@ -150,15 +148,12 @@ final class CallerDirectory: Sendable {
     /// `identify` gives the app identity of a process id (``BusCaller/app``); a sender whose
     /// identity it cannot give is logged once, with the reason.
     convenience init(connection: DBusConnection, identify: @escaping Identify, limits: RequestQueueLimits, log: @escaping Log) {
-        self.init(credentials: { try await connection.credentials(of: $0) }, executor: connection.queue, identify: identify, limits: limits, log: log)
+        self.init(credentials: { try await connection.credentials(of: $0) }, identify: identify, limits: limits, log: log)
     }
 
-    /// A directory that learns who senders are from `credentials` and runs their queues on
-    /// `executor` (the unit tests' seam: no bus).
-    init(credentials: @escaping Credentials, executor: (any TaskExecutor)?, identify: @escaping Identify, limits: RequestQueueLimits,
-         log: @escaping Log) {
+    /// A directory that learns who senders are from `credentials` (the unit tests' seam: no bus).
+    init(credentials: @escaping Credentials, identify: @escaping Identify, limits: RequestQueueLimits, log: @escaping Log) {
         self.credentials = credentials
-        self.executor = executor
         self.identify = identify
         self.limits = limits
         self.log = log
@@ -170,9 +165,9 @@ final class CallerDirectory: Sendable {
     ///
     /// Returns the error to answer with instead if the sender or its uid already has as much
     /// queued as allowed; `job` is then not queued.
-    func submit(from sender: String?, byteCount: Int, replyExpected: Bool, _ job: @escaping Job) -> DBusError? {
+    func submit(from sender: String?, byteCount: Int, replyExpected: Bool, on isolation: isolated Isolation, _ job: @escaping Job) -> DBusError? {
         guard let sender else {
-            Task { await job(.failure(.accessDenied("The call has no sender; connect through a message bus."))) }
+            Task.immediate { await job(isolation, .failure(.accessDenied("The call has no sender; connect through a message bus."))) }
             return nil
         }
         let cost = Usage(requests: 1, bytes: byteCount)
@@ -206,40 +201,31 @@ final class CallerDirectory: Sendable {
         guard let admitted else {
             return .limitsExceeded("Too many requests queued from this connection or its user; wait for replies before sending more.")
         }
-        enqueue(Entry(job: job, usage: cost), on: admitted, of: sender)
+        enqueue(Entry(job: job, usage: cost), on: admitted, of: sender, isolation)
         return nil
     }
 
-    /// The sender's identity when the bus has told who it is and nothing of it is queued or
-    /// running: a request that needs no waiting may then be answered at once, in its order,
-    /// without being queued. nil otherwise (queue it with ``submit(from:byteCount:replyExpected:_:)``).
-    func idleCaller(_ sender: String?) -> BusCaller? {
-        guard let sender else { return nil }
-        return state.withLock { $0.pipelines[sender]?.queue }?.idleIdentity
-    }
-
     /// The sender left the bus: after its queued requests, `farewell` runs; its queue is forgotten.
-    func senderLeft(_ sender: String, farewell: @escaping @Sendable () async -> Void) {
+    func senderLeft(_ sender: String, on isolation: isolated Isolation, farewell: @escaping @Sendable (isolated Isolation) async -> Void) {
         let pipeline = state.withLock { $0.pipelines.removeValue(forKey: sender) }
         guard let pipeline else { return }
         if let episode = pipeline.episode { log(.notice, endMessage(sender: sender, uid: pipeline.uid, episode, ending: "left the bus")) }
-        enqueue(Entry(job: { _ in await farewell() }, usage: Usage()), on: pipeline.queue, of: sender)
+        enqueue(Entry(job: { isolation, _ in await farewell(isolation) }, usage: Usage()), on: pipeline.queue, of: sender, isolation)
     }
 
     /// Queues `entry` behind the sender's earlier requests, starting the task that works through
-    /// them if none is running. On the connection's loop: a request is read, run through the
-    /// engine and answered on the thread that read it, with no hand-off unless it waits for something.
-    private func enqueue(_ entry: Entry, on queue: SenderQueue, of sender: String) {
+    /// them if none is running: at once, here, in `isolation`, until the task first waits.
+    private func enqueue(_ entry: Entry, on queue: SenderQueue, of sender: String, _ isolation: isolated Isolation) {
         guard queue.push(entry) else { return }
-        Task(executorPreference: executor) { [self] in
-            while let entry = queue.next() { await run(entry, of: sender, from: queue) }
+        Task.immediate { [self] in
+            while let entry = queue.next() { await run(entry, of: sender, from: queue, isolation) }
         }
     }
 
-    private func run(_ entry: Entry, of sender: String, from queue: SenderQueue) async {
+    private func run(_ entry: Entry, of sender: String, from queue: SenderQueue, _ isolation: isolated Isolation) async {
         let (known, countedFor) = queue.identity
         if let known {
-            await entry.job(.success(known))
+            await entry.job(isolation, .success(known))
             finished(entry.usage, of: sender, uid: countedFor)
             return
         }
@@ -254,12 +240,12 @@ final class CallerDirectory: Sendable {
                                    credentials: credentials, app: app)
             let countedFor = identified(sender, as: credentials.uid) ? credentials.uid : nil
             queue.identified(caller, countedFor: countedFor)
-            await entry.job(.success(caller))
+            await entry.job(isolation, .success(caller))
             finished(entry.usage, of: sender, uid: countedFor)
         } catch {
             let reason = (error as? DBusError)?.message ?? "\(error)"
             // Not kept: a later request may succeed, but this one is denied.
-            await entry.job(.failure(.accessDenied("Could not establish who is calling (\(reason)); access denied.")))
+            await entry.job(isolation, .failure(.accessDenied("Could not establish who is calling (\(reason)); access denied.")))
             finished(entry.usage, of: sender, uid: nil)
         }
     }

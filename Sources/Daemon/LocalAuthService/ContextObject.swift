@@ -6,24 +6,21 @@ import LocalAuthDBus
 /// Every object under `/org/localauth/LocalAuthentication1/context/<n>`, interface `…Context`.
 /// Only the client that created a context may call it or read its properties (the engine checks).
 struct ContextObject: Sendable {
-    let engine: PolicyEngine
-
     /// The Context's table: one row per member of ``LocalAuthInterface/context``; every row and
     /// property needs ``BusAccess/contextOwner``, which the engine checks.
     func table(_ rows: BusTable) -> DBusVTable {
-        let engine = self.engine
         func writer(_ change: @escaping @Sendable (DBusValue) -> ContextOptionChange?) -> DBusVTable.PropertyWriter {
             rows.writer(needs: .contextOwner) { call, value throws(DBusError) in
                 let id = try Self.id(call)
                 guard let change = change(value) else { throw .invalidArgs("\(value.signature) is not this property's type.") }
-                return { bus in
-                    try await engine.updateOptions(of: id, caller: bus.caller.client, change)
+                return { engine, bus in
+                    try engine.updateOptions(of: id, caller: bus.caller.client, change)
                     return []
                 }
             }
         }
         func plain(_ method: BusMethod<BusWire.Nothing>, _ action: @escaping @Sendable (isolated PolicyEngine, ContextID, ClientID) throws -> Void) -> DBusVTable.Method {
-            rows.engineMethod(method, needs: .contextOwner) { call throws(DBusError) in
+            rows.method(method, needs: .contextOwner) { call throws(DBusError) in
                 let id = try Self.id(call)
                 return { engine, bus in
                     try action(engine, id, bus.caller.client)
@@ -32,7 +29,7 @@ struct ContextObject: Sendable {
             }
         }
         return DBusVTable(LocalAuthInterface.context, methods: [
-            rows.engineMethod(ContextMethod.canEvaluatePolicy, needs: .contextOwner) { call, rawPolicy throws(DBusError) in
+            rows.method(ContextMethod.canEvaluatePolicy, needs: .contextOwner) { call, rawPolicy throws(DBusError) in
                 let id = try Self.id(call)
                 let policy = try Self.policy(rawPolicy)
                 return { engine, bus in
@@ -40,7 +37,7 @@ struct ContextObject: Sendable {
                     return []
                 }
             },
-            rows.engineMethod(ContextMethod.evaluatePolicy, needs: .contextOwner) { call, rawPolicy, reason throws(DBusError) in
+            rows.method(ContextMethod.evaluatePolicy, needs: .contextOwner) { call, rawPolicy, reason throws(DBusError) in
                 let id = try Self.id(call)
                 let policy = try Self.policy(rawPolicy)
                 let reply = call.reply
@@ -57,7 +54,7 @@ struct ContextObject: Sendable {
             rows.method(ContextMethod.submitPasscode, needs: .contextOwner) { call, secret throws(DBusError) in
                 let id = try Self.id(call)
                 let passcode = Passcode(secret)
-                return { bus in
+                return { engine, bus in
                     try await engine.submitPasscode(passcode, context: id, caller: bus.caller.client)
                     return []
                 }
@@ -65,7 +62,7 @@ struct ContextObject: Sendable {
             plain(ContextMethod.fallback) { try $0.fallback(context: $1, caller: $2) },
             plain(ContextMethod.cancel) { try $0.cancel(context: $1, caller: $2) },
             plain(ContextMethod.invalidate) { try $0.invalidate(context: $1, caller: $2) },
-            rows.engineMethod(ContextMethod.authorizeRight, needs: .contextOwner) { call, identifier, reason throws(DBusError) in
+            rows.method(ContextMethod.authorizeRight, needs: .contextOwner) { call, identifier, reason throws(DBusError) in
                 let id = try Self.id(call)
                 let reply = call.reply
                 return { engine, bus in
@@ -73,21 +70,21 @@ struct ContextObject: Sendable {
                     return nil
                 }
             },
-            rows.engineMethod(ContextMethod.checkCanAuthorizeRight, needs: .contextOwner) { call, identifier throws(DBusError) in
+            rows.method(ContextMethod.checkCanAuthorizeRight, needs: .contextOwner) { call, identifier throws(DBusError) in
                 let id = try Self.id(call)
                 return { engine, bus in
                     try engine.checkCanAuthorizeRight(identifier, context: id, caller: bus.caller.client)
                     return []
                 }
             },
-            rows.engineMethod(ContextMethod.deauthorizeRight, needs: .contextOwner) { call, identifier throws(DBusError) in
+            rows.method(ContextMethod.deauthorizeRight, needs: .contextOwner) { call, identifier throws(DBusError) in
                 let id = try Self.id(call)
                 return { engine, bus in
                     try engine.deauthorizeRight(identifier, context: id, caller: bus.caller.client)
                     return []
                 }
             },
-            rows.engineMethod(ContextMethod.evaluateRequirement, needs: .contextOwner) { call, requirement, reason, options throws(DBusError) in
+            rows.method(ContextMethod.evaluateRequirement, needs: .contextOwner) { call, requirement, reason, options throws(DBusError) in
                 let id = try Self.id(call)
                 let domainState = try Self.domainState(options)
                 let reply = call.reply
@@ -97,7 +94,7 @@ struct ContextObject: Sendable {
                     return nil
                 }
             },
-            rows.engineMethod(ContextMethod.canEvaluateRequirement, needs: .contextOwner) { call, requirement, options throws(DBusError) in
+            rows.method(ContextMethod.canEvaluateRequirement, needs: .contextOwner) { call, requirement, options throws(DBusError) in
                 let id = try Self.id(call)
                 let domainState = try Self.domainState(options)
                 return { engine, bus in
@@ -105,21 +102,21 @@ struct ContextObject: Sendable {
                     return []
                 }
             },
-            rows.engineMethod(ContextMethod.loadSecret, needs: .contextOwner) { call, identifier throws(DBusError) in
+            rows.method(ContextMethod.loadSecret, needs: .contextOwner) { call, identifier throws(DBusError) in
                 let id = try Self.id(call)
                 return { engine, bus in [Self.bytes(try engine.loadSecret(identifier, context: id, caller: bus.caller.client))] }
             },
-            rows.engineMethod(ContextMethod.sign, needs: .contextOwner) { call, identifier, algorithm, data throws(DBusError) in
+            rows.method(ContextMethod.sign, needs: .contextOwner) { call, identifier, algorithm, data throws(DBusError) in
                 let id = try Self.id(call)
                 return { engine, bus in [.bytes(try engine.sign(identifier, algorithm: algorithm, data: data, context: id, caller: bus.caller.client))] }
             },
-            rows.engineMethod(ContextMethod.decrypt, needs: .contextOwner) { call, identifier, algorithm, ciphertext throws(DBusError) in
+            rows.method(ContextMethod.decrypt, needs: .contextOwner) { call, identifier, algorithm, ciphertext throws(DBusError) in
                 let id = try Self.id(call)
                 return { engine, bus in
                     [Self.bytes(try engine.decrypt(identifier, algorithm: algorithm, ciphertext: ciphertext, context: id, caller: bus.caller.client))]
                 }
             },
-            rows.engineMethod(ContextMethod.exchangeKeys, needs: .contextOwner) { call, identifier, peer, algorithm, rawParameters throws(DBusError) in
+            rows.method(ContextMethod.exchangeKeys, needs: .contextOwner) { call, identifier, peer, algorithm, rawParameters throws(DBusError) in
                 let id = try Self.id(call)
                 let parameters = try Self.exchangeParameters(rawParameters)
                 return { engine, bus in
@@ -127,7 +124,7 @@ struct ContextObject: Sendable {
                                                         sharedInfo: parameters.sharedInfo, context: id, caller: bus.caller.client))]
                 }
             },
-            rows.engineMethod(ContextMethod.releaseLoginPassword, needs: .contextOwner) { call throws(DBusError) in
+            rows.method(ContextMethod.releaseLoginPassword, needs: .contextOwner) { call throws(DBusError) in
                 let id = try Self.id(call)
                 return { engine, bus in
                     let password = try engine.releaseLoginPassword(context: id, caller: bus.caller.client)
@@ -136,13 +133,13 @@ struct ContextObject: Sendable {
             },
             rows.method(ContextMethod.discardLoginPassword, needs: .contextOwner) { call throws(DBusError) in
                 let id = try Self.id(call)
-                return { bus in
+                return { engine, bus in
                     try await engine.discardLoginPassword(context: id, caller: bus.caller.client)
                     return []
                 }
             },
-        ], properties: rows.properties(needs: .contextOwner) { call, bus in
-            Self.properties(of: try await engine.snapshot(of: try Self.id(call), caller: bus.caller.client))
+        ], properties: rows.properties(needs: .contextOwner) { engine, call, bus in
+            Self.properties(of: try engine.snapshot(of: try Self.id(call), caller: bus.caller.client))
         }, writers: [
             "LocalizedFallbackTitle": writer { $0.string.map(ContextOptionChange.localizedFallbackTitle) },
             "LocalizedCancelTitle": writer { $0.string.map(ContextOptionChange.localizedCancelTitle) },

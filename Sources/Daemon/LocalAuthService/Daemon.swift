@@ -145,7 +145,7 @@ public final class Daemon: Sendable {
             environment.rightStore = Self.openRightStore(stateDirectory: settings.stateDirectory, log: log)
             engine = try PolicyEngine(
                 configuration: configuration, backends: made.sensors, listed: made.listed, environment: environment,
-                // Calls read on the loop are answered there in the engine's isolation (BusTable.inline).
+                // Calls read on the loop run there, in the senders' queues, in the engine's isolation (BusTable).
                 executor: connection.queue.makeSerialExecutor())
         } catch {
             connection.close()
@@ -154,17 +154,17 @@ public final class Daemon: Sendable {
         observer.attach(engine)
 
         let providers = made.sensors.compactMap { $0 as? ProviderBackend }
-        let directory = CallerDirectory(connection: connection, identify: ProcessIdentity.app(ofProcess:), limits: RequestQueueLimits(configuration), log: log)
+        let directory = CallerDirectory<PolicyEngine>(connection: connection, identify: ProcessIdentity.app(ofProcess:), limits: RequestQueueLimits(configuration), log: log)
         let enrollments = EnrollmentRegistry(capturing: Set(providers.map(\.modality)))
         let rows = BusTable(directory: directory,
                             stage: AccessStage(engine: engine, daemonUser: currentUserID(), simulatorGroup: settings.simulatorGroup))
         let objects = BusObjectsUnit(
-            connection: connection, bus: settings.bus, engine: engine, directory: directory, observer: observer, enrollments: enrollments,
+            connection: connection, bus: settings.bus, observer: observer, enrollments: enrollments,
             rows: rows,
-            manager: ManagerObject(engine: engine, observer: observer, enrollments: enrollments),
-            context: ContextObject(engine: engine),
-            rights: RightsObject(engine: engine),
-            simulator: SimulatorObject(engine: engine, queue: queue, sensors: made.simulators, observer: observer),
+            manager: ManagerObject(observer: observer, enrollments: enrollments),
+            context: ContextObject(),
+            rights: RightsObject(),
+            simulator: SimulatorObject(queue: queue, sensors: made.simulators, observer: observer),
             providerHost: ProviderHostObject(backends: providers, log: log))
         let status: @Sendable () async -> String = { await Self.status(of: engine) }
         let reloader = ReloadUnit(configPath: settings.configPath, builtIn: registry.ids, engine: engine, status: status, log: log)

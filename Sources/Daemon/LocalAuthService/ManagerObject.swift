@@ -6,14 +6,13 @@ import LocalAuthDBus
 /// `/org/localauth/LocalAuthentication1`, interface `…Manager`: contexts and the caller's own
 /// user state. Translates only: access is the table's ``AccessStage``, every other rule the engine's.
 struct ManagerObject: Sendable {
-    let engine: PolicyEngine
     let observer: BusObserver
     /// Enrollments that take captures on a provider, per calling connection.
     let enrollments: EnrollmentRegistry
 
     /// The Manager's table: one row per member of ``LocalAuthInterface/manager``.
     func table(_ rows: BusTable) -> DBusVTable {
-        let (engine, observer, enrollments) = (self.engine, self.observer, self.enrollments)
+        let (observer, enrollments) = (self.observer, self.enrollments)
         let stage = rows.stage
         return DBusVTable(LocalAuthInterface.manager, methods: [
             DBusVTable.Method(ManagerMethod.createContext) { call, rawOptions throws(DBusError) in
@@ -26,10 +25,11 @@ struct ManagerObject: Sendable {
                 @Sendable func reply(_ id: ContextID) -> [DBusValue] { [.objectPath(LocalAuthBusNames.contextPath(id.rawValue))] }
                 // The engine asks about User and a true Unlock itself; `Unlock: false` is refused alike.
                 guard request.namesUnlock || PolicyEngine.needsAuthorization(request.options) else {
-                    let body: BusTable.EngineBody = { engine, bus in reply(try engine.createContext(for: bus.caller, unprivilegedOptions: options(bus))) }
-                    return try rows.answer(call, needs: .anyone, body)
+                    return rows.respond(call, needs: .anyone) { engine, bus in
+                        reply(try engine.createContext(for: bus.caller, unprivilegedOptions: options(bus)))
+                    }
                 }
-                return rows.respond(call, needs: .anyone) { bus in
+                return rows.respond(call, needs: .anyone) { engine, bus in
                     if request.namesUnlock && !request.options.isUnlockContext {
                         try await stage.check(.privileged(.actForOtherUsers), bus)
                     }
@@ -37,21 +37,21 @@ struct ManagerObject: Sendable {
                 }
             },
             rows.method(ManagerMethod.getUserState, needs: .anyone) { _ in
-                { bus in
+                { engine, bus in
                     observer.watchUserState(bus.caller.client, uid: bus.caller.uid)
-                    return [Self.encode(await engine.userState(of: bus.caller.uid))]
+                    return [Self.encode(engine.userState(of: bus.caller.uid))]
                 }
             },
             rows.method(ManagerMethod.setPasscode, needs: .unconfinedApp) { _, currentSecret, newSecret throws(DBusError) in
                 let current = Passcode(currentSecret), new = Passcode(newSecret)
-                return { bus in
+                return { engine, bus in
                     try await engine.setPasscode(current: current, new: new, caller: bus.caller)
                     return []
                 }
             },
             rows.method(ManagerMethod.removePasscode, needs: .unconfinedApp) { _, secret throws(DBusError) in
                 let current = Passcode(secret)
-                return { bus in
+                return { engine, bus in
                     try await engine.removePasscode(current: current, caller: bus.caller)
                     return []
                 }
@@ -62,7 +62,7 @@ struct ManagerObject: Sendable {
                 if enrollments.capturing.contains(modality) {
                     return enrollWithCaptures(call, rows, modality: modality, label: label, passcode: passcode)
                 }
-                return rows.respond(call, needs: .unconfinedApp) { bus in
+                return rows.respond(call, needs: .unconfinedApp) { engine, bus in
                     try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller)
                     return []
                 }
@@ -70,20 +70,20 @@ struct ManagerObject: Sendable {
             rows.method(ManagerMethod.unenroll, needs: .unconfinedApp) { _, name, label, secret throws(DBusError) in
                 let modality = try Self.modality(name)
                 let passcode = Passcode(secret)
-                return { bus in
+                return { engine, bus in
                     try await engine.unenroll(modality, label: label, passcode: passcode, caller: bus.caller)
                     return []
                 }
             },
             rows.method(ManagerMethod.setRequireAttention, needs: .unconfinedApp) { _, enabled, secret throws(DBusError) in
                 let passcode = Passcode(secret)
-                return { bus in
+                return { engine, bus in
                     try await engine.setRequireAttention(enabled, passcode: passcode, caller: bus.caller)
                     return []
                 }
             },
             rows.method(ManagerMethod.resetLockout, needs: .privilegedByEngine(.resetLockout)) { _, uid throws(DBusError) in
-                return { bus in
+                return { engine, bus in
                     try await engine.resetLockout(user: uid, caller: bus.caller)
                     return []
                 }
@@ -95,40 +95,40 @@ struct ManagerObject: Sendable {
             },
             rows.method(ManagerMethod.registerAgent, needs: .unconfinedApp) { _, locale, options throws(DBusError) in
                 let scope = try Self.agentScope(options)
-                return { bus in
-                    try await engine.registerAgent(bus.caller, locale: locale, scope: scope, app: try? bus.app.get())
+                return { engine, bus in
+                    try engine.registerAgent(bus.caller, locale: locale, scope: scope, app: try? bus.app.get())
                     return []
                 }
             },
             rows.method(ManagerMethod.unregisterAgent, needs: .anyone) { _ in
-                { bus in
-                    try await engine.unregisterAgent(bus.caller.client)
+                { engine, bus in
+                    try engine.unregisterAgent(bus.caller.client)
                     return []
                 }
             },
             rows.method(ManagerMethod.agentResponse, needs: .unconfinedApp) { _, cookie, response, secret throws(DBusError) in
                 let answer = try Self.agentAnswer(response, Passcode(secret))
-                return { bus in
+                return { engine, bus in
                     try await engine.agentResponse(cookie: cookie, answer, caller: bus.caller)
                     return []
                 }
             },
             rows.method(ManagerMethod.getFaceConsents, needs: .anyone) { _ in
-                { bus in
-                    let decisions = await engine.faceConsentDecisions(of: bus.caller.uid)
+                { engine, bus in
+                    let decisions = engine.faceConsentDecisions(of: bus.caller.uid)
                     return [.array(elementSignature: "(sb)", decisions.sorted { $0.key < $1.key }.map { .structure([.string($0.key), .bool($0.value)]) })]
                 }
             },
             rows.method(ManagerMethod.setFaceConsent, needs: .unconfinedApp) { _, app, allowed, secret throws(DBusError) in
                 let passcode = Passcode(secret)
-                return { bus in
+                return { engine, bus in
                     try await engine.setFaceConsent(app: app, allowed: allowed, passcode: passcode, caller: bus.caller)
                     return []
                 }
             },
-            rows.method(ManagerMethod.getBackends, needs: .anyone) { _ in { _ in [await Self.backends(engine)] } },
-        ], properties: rows.properties(needs: .anyone) { _, _ in
-            ["Version": .string(LocalAuthInterface.version), "Backends": await Self.backends(engine)]
+            rows.method(ManagerMethod.getBackends, needs: .anyone) { _ in { engine, _ in [Self.backends(engine)] } },
+        ], properties: rows.properties(needs: .anyone) { engine, _, _ in
+            ["Version": .string(LocalAuthInterface.version), "Backends": Self.backends(engine)]
         })
     }
 
@@ -136,9 +136,9 @@ struct ManagerObject: Sendable {
     /// caller only. The caller's later requests are not held up (it may cancel meanwhile); one
     /// enrollment per connection runs at a time.
     private func enrollWithCaptures(_ call: DBusMethodCall, _ rows: BusTable, modality: BiometricModality, label: String, passcode: Passcode) -> DBusMethodReply {
-        let (engine, enrollments, connection) = (self.engine, self.enrollments, observer.connection)
+        let (enrollments, connection) = (self.enrollments, observer.connection)
         let reply = call.reply
-        return rows.respond(call, needs: .unconfinedApp) { bus in
+        return rows.respond(call, needs: .unconfinedApp) { engine, bus in
             let client = bus.caller.client
             let started = enrollments.start(client, { () -> Result<Void, LocalAuthError> in
                 do throws(LocalAuthError) {
@@ -168,8 +168,8 @@ struct ManagerObject: Sendable {
 
     /// The `Backends` property now: each backend's id, modality and availability (the fields of
     /// API 1.0, in place for positional readers), then Kind, ProviderVersion, State and Description.
-    static func backends(_ engine: PolicyEngine) async -> DBusValue {
-        .array(elementSignature: "(ssba{sv})", await engine.backendStatus().map { status in
+    static func backends(_ engine: isolated PolicyEngine) -> DBusValue {
+        .array(elementSignature: "(ssba{sv})", engine.backendStatus().map { status in
             let detail = status.detail ?? BackendDetail(kind: .builtIn, version: "", state: "available", description: "Passcode (Argon2id)")
             return .structure([.string(status.id), .string(status.modality), .bool(status.available), .vardict([
                 LocalAuthBackendDetailKey.kind.rawValue: .string(detail.kind.rawValue),

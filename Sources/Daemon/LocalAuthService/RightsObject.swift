@@ -13,77 +13,73 @@ import LocalAuthDBus
 /// Translates only: the caller's application identity comes from the bus (``BusCaller/app``);
 /// access is the table's ``AccessStage``; every other rule is the engine's.
 struct RightsObject: Sendable {
-    let engine: PolicyEngine
-
     /// The Rights table: one row per member of ``LocalAuthInterface/rights``.
     func table(_ rows: BusTable) -> DBusVTable {
-        let engine = self.engine
         return DBusVTable(LocalAuthInterface.rights, methods: [
             rows.method(RightsMethod.saveRight, needs: .identifiedApp) { _, identifier, requirement, rawSecret, options throws(DBusError) in
                 let secret = Self.secret(rawSecret)
                 try Self.noOptions(options, of: RightsMethod.saveRight.member)
-                return { bus in
+                return { engine, bus in
                     let info = try await engine.saveRight(identifier, requirement: requirement, secret: secret, app: Self.app(bus), caller: bus.caller)
                     return [Self.encode(info)]
                 }
             },
-            rows.engineMethod(RightsMethod.getRight, needs: .identifiedApp) { _, identifier throws(DBusError) in
+            rows.method(RightsMethod.getRight, needs: .identifiedApp) { _, identifier throws(DBusError) in
                 return { engine, bus in [Self.encode(try engine.right(identifier, app: Self.app(bus), caller: bus.caller))] }
             },
             DBusVTable.Method(RightsMethod.listRights) { call, allApplications throws(DBusError) in
-                let body: BusTable.EngineBody = { engine, bus in
+                // Every application's rights: only for a caller outside any sandbox.
+                return rows.respond(call, needs: allApplications ? .unconfinedApp : .identifiedApp) { engine, bus in
                     let rights = try engine.rights(app: Self.app(bus), allApplications: allApplications, caller: bus.caller)
                     return [.array(elementSignature: "(ss)", rights.map { .structure([.string($0.application), .string($0.identifier)]) })]
                 }
-                // Every application's rights: only for a caller outside any sandbox.
-                return try rows.answer(call, needs: allApplications ? .unconfinedApp : .identifiedApp, body)
             },
             rows.method(RightsMethod.removeRight, needs: .identifiedApp) { _, identifier throws(DBusError) in
-                return { bus in
+                return { engine, bus in
                     try await engine.removeRight(identifier, app: Self.app(bus), caller: bus.caller)
                     return []
                 }
             },
             rows.method(RightsMethod.removeAllRights, needs: .identifiedApp) { _ in
-                { bus in
+                { engine, bus in
                     try await engine.removeAllRights(app: Self.app(bus), caller: bus.caller)
                     return []
                 }
             },
             rows.method(RightsMethod.removeApplicationRight, needs: .unconfinedApp) { _, application, identifier, secret throws(DBusError) in
                 let passcode = Passcode(secret)
-                return { bus in
+                return { engine, bus in
                     try await engine.removeApplicationRight(identifier, application: application, passcode: passcode, caller: bus.caller)
                     return []
                 }
             },
-            rows.engineMethod(RightsMethod.encrypt, needs: .anyone) { _, publicKey, algorithm, plaintext throws(DBusError) in
+            rows.method(RightsMethod.encrypt, needs: .anyone) { _, publicKey, algorithm, plaintext throws(DBusError) in
                 return { engine, bus in
                     var bytes = plaintext.withBytes { Array($0) }
                     defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
                     return [.bytes(try engine.encrypt(bytes, algorithm: algorithm, publicKey: publicKey, caller: bus.caller))]
                 }
             },
-            rows.engineMethod(RightsMethod.verify, needs: .anyone) { _, publicKey, algorithm, data, signature throws(DBusError) in
+            rows.method(RightsMethod.verify, needs: .anyone) { _, publicKey, algorithm, data, signature throws(DBusError) in
                 return { engine, bus in
                     [.bool(try engine.verify(data, signature: signature, algorithm: algorithm, publicKey: publicKey, caller: bus.caller))]
                 }
             },
             rows.method(RightsMethod.storeLoginPassword, needs: .unconfinedApp) { _, secret throws(DBusError) in
                 let password = Passcode(secret)
-                return { bus in
+                return { engine, bus in
                     try await engine.storeLoginPassword(password, caller: bus.caller)
                     return []
                 }
             },
             // Not from a sandbox: an app there could lock the user's keyring out of every touch login.
             rows.method(RightsMethod.removeLoginPassword, needs: .unconfinedApp) { _ in
-                { bus in
+                { engine, bus in
                     try await engine.removeLoginPassword(caller: bus.caller)
                     return []
                 }
             },
-        ], properties: rows.properties(needs: .anyone) { _, _ in
+        ], properties: rows.properties(needs: .anyone) { engine, _, _ in
             ["KeyProtection": .string(engine.keyProtection?.rawValue ?? "")]
         })
     }

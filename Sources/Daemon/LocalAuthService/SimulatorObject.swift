@@ -8,7 +8,6 @@ import LocalAuthDBus
 /// sensors and the sheet's buttons. Every row needs ``BusAccess/simulator`` (root, the daemon's own
 /// user, members of `simulator_group`, and whoever polkit grants `org.localauth.LocalAuthentication1.simulator`).
 struct SimulatorObject: Sendable {
-    let engine: PolicyEngine
     let queue: SimulatorEventQueue
     /// The simulated sensors the backend registry made, by modality.
     let sensors: [BiometricModality: any SimulatorControl]
@@ -17,29 +16,25 @@ struct SimulatorObject: Sendable {
 
     /// The Simulator's table: one row per member of ``LocalAuthInterface/simulator``.
     func table(_ rows: BusTable) -> DBusVTable {
-        let (engine, queue, sensors) = (self.engine, self.queue, self.sensors)
-        let announce = announceBackends
-        func row(_ method: BusMethod<BusWire.Nothing>, _ body: @escaping @Sendable () async throws -> Void) -> DBusVTable.Method {
+        let (queue, sensors, observer) = (self.queue, self.sensors, self.observer)
+        func row(_ method: BusMethod<BusWire.Nothing>, _ body: @escaping @Sendable (isolated PolicyEngine) async throws -> Void) -> DBusVTable.Method {
             rows.method(method, needs: .simulator) { _ in
-                { _ in
-                    try await body()
+                { engine, _ in
+                    try await body(engine)
                     return []
                 }
             }
         }
-        /// An input row: queued for the next evaluation at once when no evaluation listens (and
-        /// the caller may be answered at once), delivered in the sender's queue otherwise.
+        /// An input row: queued for the next evaluation when no evaluation listens, delivered to
+        /// the listening one otherwise.
         func input<each Input: DBusArgument>(
             _ method: BusMethod<repeat each Input, BusWire.Nothing>,
             _ decode: @escaping @Sendable (repeat (each Input).Value) throws(DBusError) -> (any SimulatorControl, SimulatedInput)
         ) -> DBusVTable.Method {
             DBusVTable.Method(method) { (call, arguments: repeat (each Input).Value) throws(DBusError) in
                 let (sensor, input) = try decode(repeat each arguments)
-                if rows.immediateCaller(call, needs: .simulator) != nil {
-                    do throws(LocalAuthError) { if try sensor.queueUnlessArmed(input) { return .empty } } catch { throw error.dbusError }
-                }
-                return rows.respond(call, needs: .simulator) { _ in
-                    try await sensor.simulate(input)
+                return rows.respond(call, needs: .simulator) { _, _ in
+                    if try !sensor.queueUnlessArmed(input) { try await sensor.simulate(input) }
                     return []
                 }
             }
@@ -56,26 +51,20 @@ struct SimulatorObject: Sendable {
             },
             rows.method(SimulatorMethod.setConnected, needs: .simulator) { _, name, connected throws(DBusError) in
                 let sensor = try Self.require(try ManagerObject.modality(name), in: sensors)
-                return { _ in
+                return { engine, _ in
                     await sensor.setConnected(connected)
-                    await announce()
+                    observer.backendsChanged(ManagerObject.backends(engine))
                     return []
                 }
             },
-            row(SimulatorMethod.pressCancel) { try await engine.press(.cancel) },
-            row(SimulatorMethod.pressFallback) { try await engine.press(.fallback) },
-            row(SimulatorMethod.reset) {
+            row(SimulatorMethod.pressCancel) { try $0.press(.cancel) },
+            row(SimulatorMethod.pressFallback) { try $0.press(.fallback) },
+            row(SimulatorMethod.reset) { engine in
                 queue.clear()
                 for modality in BiometricModality.allCases { await sensors[modality]?.setConnected(true) }
-                await announce()
+                observer.backendsChanged(ManagerObject.backends(engine))
             },
-        ], properties: rows.properties(needs: .simulator) { _, _ in ["Pending": .uint32(UInt32(queue.pending))] })
-    }
-
-    /// Sends `PropertiesChanged` for `Backends` if a sensor's availability changed.
-    private var announceBackends: @Sendable () async -> Void {
-        let (engine, observer) = (self.engine, self.observer)
-        return { observer.backendsChanged(await ManagerObject.backends(engine)) }
+        ], properties: rows.properties(needs: .simulator) { _, _, _ in ["Pending": .uint32(UInt32(queue.pending))] })
     }
 
     private static func require(_ modality: BiometricModality, in sensors: [BiometricModality: any SimulatorControl]) throws(DBusError) -> any SimulatorControl {

@@ -14,8 +14,16 @@
 /// - a deadline is kept only for a live context whose evaluation runs (``beginEvaluation(_:on:deadline:)``
 ///   to ``endEvaluation(of:)``);
 /// - a new id (``newID(drawing:)``) is in 1 ..< 2^53 and neither live nor remembered.
+///
+/// The records live in `storage`, in slots reused after a removal, found through `slots`: the
+/// subscript reads a record's fields and changes them in place (`contexts[id]?.evaluation`)
+/// without copying the whole record, which a dictionary of records would do on every read.
 struct ContextTable: Sendable {
-    private var records: [ContextID: ContextRecord] = [:]
+    /// Where each live context's record is in `storage`.
+    private var slots: [ContextID: Int] = [:]
+    /// The live records; nil in a free slot (listed in `freeSlots`).
+    private var storage: [ContextRecord?] = []
+    private var freeSlots: [Int] = []
     private var liveByClient: [ClientID: [ContextID]] = [:]
     private var liveByUser: [UInt32: Int] = [:]
     private var invalidatedOwners: [ContextID: ClientID] = [:]
@@ -31,18 +39,23 @@ struct ContextTable: Sendable {
         self.keptPerClient = keptPerClient
     }
 
-    var count: Int { records.count }
-    var isEmpty: Bool { records.isEmpty }
-    var values: Dictionary<ContextID, ContextRecord>.Values { records.values }
+    var count: Int { slots.count }
+    var isEmpty: Bool { slots.isEmpty }
+    var values: [ContextRecord] { storage.compactMap { $0 } }
 
     /// A live context. Setting changes its fields in place; adding or removing one through the
     /// subscript is a programming error (``insert(_:)``, ``invalidate(_:)``, ``removeClient(_:)``).
     subscript(id: ContextID) -> ContextRecord? {
-        get { records[id] }
+        get { slots[id].flatMap { storage[$0] } }
         _modify {
-            let count = records.count
-            yield &records[id]
-            precondition(records.count == count, "Contexts are added and removed only through ContextTable's methods")
+            if let slot = slots[id] {
+                yield &storage[slot]
+                precondition(storage[slot] != nil, "Contexts are removed only through ContextTable's methods")
+            } else {
+                var absent: ContextRecord?
+                yield &absent
+                precondition(absent == nil, "Contexts are added only through ContextTable's methods")
+            }
         }
     }
 
@@ -66,14 +79,20 @@ struct ContextTable: Sendable {
         while true {
             if spareNumbers.isEmpty { spareNumbers = draw(64) }
             let id = ContextID(spareNumbers.removeLast() & (1 << 53 - 1))
-            if id.rawValue != 0, records[id] == nil, invalidatedOwners[id] == nil { return id }
+            if id.rawValue != 0, slots[id] == nil, invalidatedOwners[id] == nil { return id }
         }
     }
 
     /// Adds a new context; its id comes from ``newID(drawing:)``.
     mutating func insert(_ record: ContextRecord) {
-        precondition(records[record.id] == nil && invalidatedOwners[record.id] == nil, "A context id is used once")
-        records[record.id] = record
+        precondition(slots[record.id] == nil && invalidatedOwners[record.id] == nil, "A context id is used once")
+        if let slot = freeSlots.popLast() {
+            storage[slot] = record
+            slots[record.id] = slot
+        } else {
+            slots[record.id] = storage.count
+            storage.append(record)
+        }
         liveByClient[record.owner, default: []].append(record.id)
         liveByUser[record.ownerUID, default: 0] += 1
     }
@@ -82,7 +101,7 @@ struct ContextTable: Sendable {
     /// owner's oldest remembered one beyond ``keptPerClient``. nil when `id` is not live.
     @discardableResult
     mutating func invalidate(_ id: ContextID) -> ContextRecord? {
-        guard let record = records.removeValue(forKey: id) else { return nil }
+        guard let record = take(id) else { return nil }
         deadlines[id] = nil
         let owner = record.owner
         liveByClient[owner]?.removeAll { $0 == id }
@@ -94,6 +113,7 @@ struct ContextTable: Sendable {
             invalidatedOwners[list[0]] = nil
             invalidatedByClient[owner]?.removeFirst()
         }
+        shrinkIfSparse()
         return record
     }
 
@@ -104,7 +124,7 @@ struct ContextTable: Sendable {
         var removed: [ContextRecord] = []
         removed.reserveCapacity(leaving.count)
         for id in leaving {
-            guard let record = records.removeValue(forKey: id) else { continue }
+            guard let record = take(id) else { continue }
             deadlines[id] = nil
             countRemoval(of: record)
             removed.append(record)
@@ -116,35 +136,50 @@ struct ContextTable: Sendable {
         return removed
     }
 
+    /// Removes a live record from its slot, which becomes free.
+    private mutating func take(_ id: ContextID) -> ContextRecord? {
+        guard let slot = slots.removeValue(forKey: id) else { return nil }
+        freeSlots.append(slot)
+        return storage[slot].take()
+    }
+
     private mutating func countRemoval(of record: ContextRecord) {
         liveByUser[record.ownerUID, default: 1] -= 1
         if liveByUser[record.ownerUID] == 0 { liveByUser[record.ownerUID] = nil }
     }
 
-    /// A dictionary keeps its capacity when emptied: once the table is mostly empty after many
-    /// clients left, it is copied into one sized for what is left (amortized: at most once per
-    /// quartering), so 10 000 contexts that came and went hold no table of 10 000 slots.
+    /// A dictionary and an array keep their capacity when emptied: once the table is mostly empty
+    /// after many contexts came and went, the records are packed into storage sized for what is
+    /// left (amortized: at most once per quartering), so 10 000 contexts that came and went hold
+    /// no 10 000 slots.
     private mutating func shrinkIfSparse() {
-        guard records.capacity > 1024, records.count < records.capacity / 4 else { return }
-        var smaller = [ContextID: ContextRecord](minimumCapacity: records.count)
-        for (id, record) in records { smaller[id] = record }
-        records = smaller
+        guard storage.count > 1024, slots.count < storage.count / 4 else { return }
+        var packed: [ContextRecord?] = []
+        packed.reserveCapacity(slots.count)
+        var moved = [ContextID: Int](minimumCapacity: slots.count)
+        for (id, slot) in slots {
+            moved[id] = packed.count
+            packed.append(storage[slot].take())
+        }
+        storage = packed
+        slots = moved
+        freeSlots = []
     }
 
     // MARK: Evaluations
 
     /// Starts `evaluation` on a live context, ending at `deadline` (nil: no timeout).
     mutating func beginEvaluation(_ evaluation: RunningEvaluation, on id: ContextID, deadline: BootTime?) {
-        guard records[id] != nil else { return }
-        records[id]?.evaluation = evaluation
+        guard let slot = slots[id] else { return }
+        storage[slot]?.evaluation = evaluation
         deadlines[id] = deadline
     }
 
     /// Ends the context's evaluation and its deadline; returns it, nil when none ran.
     @discardableResult
     mutating func endEvaluation(of id: ContextID) -> RunningEvaluation? {
-        guard let evaluation = records[id]?.evaluation else { return nil }
-        records[id]?.evaluation = nil
+        guard let slot = slots[id], let evaluation = storage[slot]?.evaluation else { return nil }
+        storage[slot]?.evaluation = nil
         deadlines[id] = nil
         return evaluation
     }
@@ -159,5 +194,15 @@ struct ContextTable: Sendable {
 }
 
 extension ContextTable: Sequence {
-    func makeIterator() -> Dictionary<ContextID, ContextRecord>.Iterator { records.makeIterator() }
+    struct Iterator: IteratorProtocol {
+        fileprivate var slots: Dictionary<ContextID, Int>.Iterator
+        fileprivate let storage: [ContextRecord?]
+
+        mutating func next() -> (key: ContextID, value: ContextRecord)? {
+            guard let (id, slot) = slots.next(), let record = storage[slot] else { return nil }
+            return (id, record)
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(slots: slots.makeIterator(), storage: storage) }
 }
