@@ -36,7 +36,7 @@ extension DBusConnection {
     ///
     /// Throws if the bus does not know the name (the caller already left) or does not report a
     /// uid; a service must treat any failure as "deny".
-    public func credentials(of busName: String) async throws -> DBusCredentials {
+    public nonisolated(nonsending) func credentials(of busName: String) async throws -> DBusCredentials {
         try DBusSyntax.requireBusName(busName)
         let reply = try await callBus("GetConnectionCredentials", [.string(busName)])
         guard let values = reply.first?.vardict else {
@@ -65,7 +65,7 @@ extension DBusConnection {
         }
     }
 
-    private func callBus(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
+    private nonisolated(nonsending) func callBus(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
         try await call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: member, arguments: arguments)

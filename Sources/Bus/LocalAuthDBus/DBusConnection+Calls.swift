@@ -7,8 +7,8 @@ extension DBusConnection {
     /// Throws a `DBusError`: the error reply's name and message, `NoReply` after `timeout`,
     /// `InvalidArgs` if a name, path or argument is not valid D-Bus (checked before anything is
     /// sent), `Disconnected` if the connection closes first. Cancelling the task abandons the call
-    /// and throws `CancellationError`.
-    public func call(
+    /// and throws `CancellationError`. Runs in the caller's isolation (no hop to the global executor).
+    public nonisolated(nonsending) func call(
         destination: String?, path: String, interface: String?, member: String,
         arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
     ) async throws -> [DBusValue] {
@@ -22,7 +22,7 @@ extension DBusConnection {
 
     /// Sends the call `message` builds (on the connection's queue) and returns what `read` makes
     /// of the reply there; errors as ``call(destination:path:interface:member:arguments:timeout:)``.
-    func call<Reply: Sendable>(
+    nonisolated(nonsending) func call<Reply: Sendable>(
         destination: String?, member: String, timeout: Duration,
         message: @escaping @Sendable (DBusConnection) throws(DBusError) -> DBusMessage,
         read: @escaping @Sendable (DBusMessage) throws(DBusError) -> Reply

@@ -38,8 +38,8 @@ final class CallerDirectory<Isolation: Actor>: Sendable {
     typealias Usage = RequestQueueLimits.Usage
 
     typealias Identify = @Sendable (UInt32?) -> Result<AppIdentity, ProcessIdentity.Unknown>
-    /// Asks the bus who a unique name is (`GetConnectionCredentials`).
-    typealias Credentials = @Sendable (String) async throws -> DBusCredentials
+    /// Asks the bus who a unique name is (`GetConnectionCredentials`), in the caller's isolation.
+    typealias Credentials = nonisolated(nonsending) @Sendable (String) async throws -> DBusCredentials
 
     private let credentials: Credentials
     private let identify: Identify

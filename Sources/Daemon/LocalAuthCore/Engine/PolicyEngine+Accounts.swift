@@ -382,7 +382,8 @@ extension PolicyEngine {
     func beginSaveTurn(of uid: UInt32) async {
         guard !users.takeSaveTurn(of: uid) else { return }
         await withCheckedContinuation(isolation: self) { continuation in
-            users.waitForSaveTurn(of: uid) { continuation.resume() }
+            // Asked again: entering the continuation is an `await`, after which the turn may be free.
+            if users.takeSaveTurn(of: uid) { continuation.resume() } else { users.waitForSaveTurn(of: uid) { continuation.resume() } }
         }
     }
 

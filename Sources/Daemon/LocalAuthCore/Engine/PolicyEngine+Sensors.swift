@@ -22,7 +22,11 @@ extension PolicyEngine {
     /// Called by a backend (through its session) with an attempt; false when that session is no longer armed.
     func sensorReported(_ attempt: AttemptEvent, on modality: BiometricModality, session: UInt64) async -> Bool {
         while sensors.saving(modality) != nil {
-            await withCheckedContinuation(isolation: self) { continuation in sensors.wait(on: modality) { continuation.resume() } }
+            // Checked again inside: entering the continuation is an `await`, after which the save
+            // may have ended (the engine may run other work there).
+            await withCheckedContinuation(isolation: self) { continuation in
+                if sensors.saving(modality) == nil { continuation.resume() } else { sensors.wait(on: modality) { continuation.resume() } }
+            }
         }
         // An armed session whose evaluation already ended (its disarm is still to come) takes no
         // input: false keeps it for the next session instead of dropping it.
