@@ -3,60 +3,88 @@ import LocalAuthAPI
 import LocalAuthCore
 import LocalAuthDBus
 
-/// Builds the rows of the daemon's ``DBusVTable``s. Every call takes one path: its arguments are
-/// read as its ``BusMethod`` declaration's types (the one the client proxies call through) and
-/// checked on the connection's loop, where a row's `decode` validates them (a refusal there
-/// changes nothing) and returns its ``Handler``; the call then joins its sender's queue
-/// (``CallerDirectory``: order, quotas, identity), passes the ``AccessStage`` for what the row
-/// declares it needs, and its handler runs in the engine's isolation and returns the reply.
+/// Builds the rows of the daemon's ``DBusVTable``s, as logind's vtables are built: a row is its
+/// method's ``BusMethod`` declaration (the one the client proxies call through), the
+/// ``BusAccess`` its caller needs, and a named handler (`ContextObject.evaluatePolicy`, …).
 ///
+/// Every call takes one path: its arguments are read as the declared types on the connection's
+/// loop (the table checked the signature); the call joins its sender's queue (``CallerDirectory``:
+/// order, quotas, identity), passes the ``AccessStage``, and its handler runs in the engine's
+/// isolation, validates the arguments' values (a refusal changes nothing) and returns the reply.
 /// The loop is the engine's executor, so a call whose sender has nothing queued, whose identity
 /// is known and that the stage admits without asking anyone runs to its reply right where it was
 /// read (``CallerDirectory`` starts the queue's task with `Task.immediate`): no hop, no thread.
 struct BusTable: Sendable {
-    /// What a row does once its caller is known and admitted, in the engine's isolation: returns
-    /// the reply values, or nil when it answers the call's reply itself later.
+    /// What runs once the caller is known and admitted, in the engine's isolation: returns the
+    /// reply values, or nil when it answers the call's reply itself later.
     typealias Handler = @Sendable (isolated PolicyEngine, BusCaller) async throws -> [DBusValue]?
 
     let directory: CallerDirectory<PolicyEngine>
     let stage: AccessStage
 
-    /// A row: `decode` checks the arguments where the call was read and returns the handler.
+    /// A row: `method`'s declaration, what its caller needs and its handler, which gets the engine,
+    /// the request and the arguments as the declared types.
     func method<each Input: DBusArgument, Output>(
         _ method: BusMethod<repeat each Input, Output>, needs access: BusAccess,
-        _ decode: @escaping @Sendable (DBusMethodCall, repeat (each Input).Value) throws(DBusError) -> Handler
+        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) async throws -> [DBusValue]?
+    ) -> DBusVTable.Method {
+        self.method(method, needs: { (_: repeat (each Input).Value) in access }, handler)
+    }
+
+    /// A row whose caller's needs depend on its arguments (`ListRights` of every application).
+    func method<each Input: DBusArgument, Output>(
+        _ method: BusMethod<repeat each Input, Output>, needs access: @escaping @Sendable (repeat (each Input).Value) -> BusAccess,
+        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) async throws -> [DBusValue]?
     ) -> DBusVTable.Method {
         DBusVTable.Method(method) { [self] (call, arguments: repeat (each Input).Value) throws(DBusError) in
-            let handler = try decode(call, repeat each arguments)
-            return respond(call, needs: access, handler)
+            let (stage, reply, values, access) = (self.stage, call.reply, (repeat each arguments), access(repeat each arguments))
+            return submit(call) { engine, identity in
+                await Self.answer(reply) {
+                    let bus = try identity.get()
+                    if !stage.grantsAtOnce(access, bus) { try await stage.check(access, bus) }
+                    return try await handler(engine, BusRequest(call: call, bus: bus), repeat each values)
+                }
+            }
         }
     }
 
     /// Queues `handler` for `call` in its sender's queue, behind the stage's check of `access`,
-    /// and answers `call` with what it returns or throws (or `LimitsExceeded` if the sender or its
-    /// user already has as much queued as allowed): the path of every call, for a row that
-    /// decodes its arguments itself.
-    func respond(_ call: DBusMethodCall, needs access: BusAccess, _ handler: @escaping Handler) -> DBusMethodReply {
-        let (directory, stage, reply) = (self.directory, self.stage, call.reply)
+    /// and answers `call` with what it returns or throws.
+    private func respond(_ call: DBusMethodCall, needs access: BusAccess, _ handler: @escaping Handler) -> DBusMethodReply {
+        let (stage, reply) = (self.stage, call.reply)
+        return submit(call) { engine, identity in
+            await Self.answer(reply) {
+                let bus = try identity.get()
+                if !stage.grantsAtOnce(access, bus) { try await stage.check(access, bus) }
+                return try await handler(engine, bus)
+            }
+        }
+    }
+
+    /// Queues `job` for `call` in its sender's queue: the path of every call. Answers
+    /// `LimitsExceeded` instead if the sender or its user already has as much queued as allowed.
+    private func submit(_ call: DBusMethodCall, _ job: @escaping CallerDirectory<PolicyEngine>.Job) -> DBusMethodReply {
+        let (directory, reply) = (self.directory, call.reply)
         // Method handlers run on the connection's loop, the engine's executor, and libdbus calls
         // them between the engine's jobs: this is where a call read there enters the engine.
         let refusal = stage.engine.assumeIsolated { engine in
-            directory.submit(from: call.sender, byteCount: call.byteCount, replyExpected: reply.isReplyExpected, on: engine) { engine, identity in
-                do {
-                    let bus = try identity.get()
-                    if !stage.grantsAtOnce(access, bus) { try await stage.check(access, bus) }
-                    if let values = try await handler(engine, bus) { reply.send(values) }
-                } catch let error as LocalAuthError {
-                    reply.fail(error.dbusError)
-                } catch let error as DBusError {
-                    reply.fail(error)
-                } catch {
-                    reply.fail(.failed("\(error)"))
-                }
-            }
+            directory.submit(from: call.sender, byteCount: call.byteCount, replyExpected: reply.isReplyExpected, on: engine, job)
         }
         if let refusal { reply.fail(refusal) }
         return .deferred
+    }
+
+    /// Answers with what `body` returns (nil: `body` answers itself later) or throws.
+    private static nonisolated(nonsending) func answer(_ reply: DBusPendingReply, _ body: nonisolated(nonsending) () async throws -> [DBusValue]?) async {
+        do {
+            if let values = try await body() { reply.send(values) }
+        } catch let error as LocalAuthError {
+            reply.fail(error.dbusError)
+        } catch let error as DBusError {
+            reply.fail(error)
+        } catch {
+            reply.fail(.failed("\(error)"))
+        }
     }
 
     /// The sender left the bus: after its queued calls, `farewell` runs in the engine's isolation.

@@ -6,8 +6,9 @@ import LocalAuthDBus
 /// Every object under `/org/localauth/LocalAuthentication1/context/<n>`, interface `…Context`.
 /// Only the client that created a context may call it or read its properties (the engine checks).
 struct ContextObject: Sendable {
-    /// The Context's table: one row per member of ``LocalAuthInterface/context``; every row and
-    /// property needs ``BusAccess/contextOwner``, which the engine checks.
+    /// The Context's table: one row per member of ``LocalAuthInterface/context``, each its
+    /// declaration and its handler below; every row and property needs ``BusAccess/contextOwner``,
+    /// which the engine checks.
     func table(_ rows: BusTable) -> DBusVTable {
         func writer(_ change: @escaping @Sendable (DBusValue) -> ContextOptionChange?) -> DBusVTable.PropertyWriter {
             rows.writer(needs: .contextOwner) { call, value throws(DBusError) in
@@ -19,125 +20,24 @@ struct ContextObject: Sendable {
                 }
             }
         }
-        func plain(_ method: BusMethod<BusWire.Nothing>, _ action: @escaping @Sendable (isolated PolicyEngine, ContextID, ClientID) throws -> Void) -> DBusVTable.Method {
-            rows.method(method, needs: .contextOwner) { call throws(DBusError) in
-                let id = try Self.id(call)
-                return { engine, bus in
-                    try action(engine, id, bus.caller.client)
-                    return []
-                }
-            }
-        }
         return DBusVTable(LocalAuthInterface.context, methods: [
-            rows.method(ContextMethod.canEvaluatePolicy, needs: .contextOwner) { call, rawPolicy throws(DBusError) in
-                let id = try Self.id(call)
-                let policy = try Self.policy(rawPolicy)
-                return { engine, bus in
-                    try engine.canEvaluatePolicy(policy, context: id, caller: bus.caller.client)
-                    return []
-                }
-            },
-            rows.method(ContextMethod.evaluatePolicy, needs: .contextOwner) { call, rawPolicy, reason throws(DBusError) in
-                let id = try Self.id(call)
-                let policy = try Self.policy(rawPolicy)
-                let reply = call.reply
-                return { engine, bus in
-                    engine.beginEvaluation(policy, reason: reason, context: id, caller: bus.caller.client) { result in
-                        switch result {
-                        case .success: reply.send([])
-                        case .failure(let error): reply.fail(error.dbusError)
-                        }
-                    }
-                    return nil
-                }
-            },
-            rows.method(ContextMethod.submitPasscode, needs: .contextOwner) { call, secret throws(DBusError) in
-                let id = try Self.id(call)
-                let passcode = Passcode(secret)
-                return { engine, bus in
-                    try await engine.submitPasscode(passcode, context: id, caller: bus.caller.client)
-                    return []
-                }
-            },
-            plain(ContextMethod.fallback) { try $0.fallback(context: $1, caller: $2) },
-            plain(ContextMethod.cancel) { try $0.cancel(context: $1, caller: $2) },
-            plain(ContextMethod.invalidate) { try $0.invalidate(context: $1, caller: $2) },
-            rows.method(ContextMethod.authorizeRight, needs: .contextOwner) { call, identifier, reason throws(DBusError) in
-                let id = try Self.id(call)
-                let reply = call.reply
-                return { engine, bus in
-                    engine.beginRightAuthorization(identifier, reason: reason, context: id, caller: bus.caller.client) { Self.answer(reply, $0) }
-                    return nil
-                }
-            },
-            rows.method(ContextMethod.checkCanAuthorizeRight, needs: .contextOwner) { call, identifier throws(DBusError) in
-                let id = try Self.id(call)
-                return { engine, bus in
-                    try engine.checkCanAuthorizeRight(identifier, context: id, caller: bus.caller.client)
-                    return []
-                }
-            },
-            rows.method(ContextMethod.deauthorizeRight, needs: .contextOwner) { call, identifier throws(DBusError) in
-                let id = try Self.id(call)
-                return { engine, bus in
-                    try engine.deauthorizeRight(identifier, context: id, caller: bus.caller.client)
-                    return []
-                }
-            },
-            rows.method(ContextMethod.evaluateRequirement, needs: .contextOwner) { call, requirement, reason, options throws(DBusError) in
-                let id = try Self.id(call)
-                let domainState = try Self.domainState(options)
-                let reply = call.reply
-                return { engine, bus in
-                    engine.beginRequirementEvaluation(requirement, domainState: domainState, reason: reason, context: id,
-                                                      caller: bus.caller.client) { Self.answer(reply, $0) }
-                    return nil
-                }
-            },
-            rows.method(ContextMethod.canEvaluateRequirement, needs: .contextOwner) { call, requirement, options throws(DBusError) in
-                let id = try Self.id(call)
-                let domainState = try Self.domainState(options)
-                return { engine, bus in
-                    try engine.canEvaluateRequirement(requirement, domainState: domainState, context: id, caller: bus.caller.client)
-                    return []
-                }
-            },
-            rows.method(ContextMethod.loadSecret, needs: .contextOwner) { call, identifier throws(DBusError) in
-                let id = try Self.id(call)
-                return { engine, bus in [Self.bytes(try engine.loadSecret(identifier, context: id, caller: bus.caller.client))] }
-            },
-            rows.method(ContextMethod.sign, needs: .contextOwner) { call, identifier, algorithm, data throws(DBusError) in
-                let id = try Self.id(call)
-                return { engine, bus in [.bytes(try engine.sign(identifier, algorithm: algorithm, data: data, context: id, caller: bus.caller.client))] }
-            },
-            rows.method(ContextMethod.decrypt, needs: .contextOwner) { call, identifier, algorithm, ciphertext throws(DBusError) in
-                let id = try Self.id(call)
-                return { engine, bus in
-                    [Self.bytes(try engine.decrypt(identifier, algorithm: algorithm, ciphertext: ciphertext, context: id, caller: bus.caller.client))]
-                }
-            },
-            rows.method(ContextMethod.exchangeKeys, needs: .contextOwner) { call, identifier, peer, algorithm, rawParameters throws(DBusError) in
-                let id = try Self.id(call)
-                let parameters = try Self.exchangeParameters(rawParameters)
-                return { engine, bus in
-                    [Self.bytes(try engine.exchangeKeys(identifier, peerPublicKey: peer, algorithm: algorithm, requestedSize: parameters.requestedSize,
-                                                        sharedInfo: parameters.sharedInfo, context: id, caller: bus.caller.client))]
-                }
-            },
-            rows.method(ContextMethod.releaseLoginPassword, needs: .contextOwner) { call throws(DBusError) in
-                let id = try Self.id(call)
-                return { engine, bus in
-                    let password = try engine.releaseLoginPassword(context: id, caller: bus.caller.client)
-                    return [.secret(password.withBytes { DBusSecret(copying: $0) })]
-                }
-            },
-            rows.method(ContextMethod.discardLoginPassword, needs: .contextOwner) { call throws(DBusError) in
-                let id = try Self.id(call)
-                return { engine, bus in
-                    try await engine.discardLoginPassword(context: id, caller: bus.caller.client)
-                    return []
-                }
-            },
+            rows.method(ContextMethod.canEvaluatePolicy, needs: .contextOwner, Self.canEvaluatePolicy),
+            rows.method(ContextMethod.evaluatePolicy, needs: .contextOwner, Self.evaluatePolicy),
+            rows.method(ContextMethod.submitPasscode, needs: .contextOwner, Self.submitPasscode),
+            rows.method(ContextMethod.fallback, needs: .contextOwner, Self.fallback),
+            rows.method(ContextMethod.cancel, needs: .contextOwner, Self.cancel),
+            rows.method(ContextMethod.invalidate, needs: .contextOwner, Self.invalidate),
+            rows.method(ContextMethod.authorizeRight, needs: .contextOwner, Self.authorizeRight),
+            rows.method(ContextMethod.checkCanAuthorizeRight, needs: .contextOwner, Self.checkCanAuthorizeRight),
+            rows.method(ContextMethod.deauthorizeRight, needs: .contextOwner, Self.deauthorizeRight),
+            rows.method(ContextMethod.evaluateRequirement, needs: .contextOwner, Self.evaluateRequirement),
+            rows.method(ContextMethod.canEvaluateRequirement, needs: .contextOwner, Self.canEvaluateRequirement),
+            rows.method(ContextMethod.loadSecret, needs: .contextOwner, Self.loadSecret),
+            rows.method(ContextMethod.sign, needs: .contextOwner, Self.sign),
+            rows.method(ContextMethod.decrypt, needs: .contextOwner, Self.decrypt),
+            rows.method(ContextMethod.exchangeKeys, needs: .contextOwner, Self.exchangeKeys),
+            rows.method(ContextMethod.releaseLoginPassword, needs: .contextOwner, Self.releaseLoginPassword),
+            rows.method(ContextMethod.discardLoginPassword, needs: .contextOwner, Self.discardLoginPassword),
         ], properties: rows.properties(needs: .contextOwner) { engine, call, bus in
             Self.properties(of: try engine.snapshot(of: try Self.id(call), caller: bus.caller.client))
         }, writers: [
@@ -146,6 +46,103 @@ struct ContextObject: Sendable {
             "InteractionNotAllowed": writer { $0.bool.map(ContextOptionChange.interactionNotAllowed) },
             "AllowableReuseDuration": writer { $0.double.map(ContextOptionChange.allowableReuseDuration) },
         ])
+    }
+
+    // MARK: Handlers, one per method
+
+    static func canEvaluatePolicy(_ engine: isolated PolicyEngine, _ request: BusRequest, _ policy: UInt32) throws -> [DBusValue]? {
+        try engine.canEvaluatePolicy(try Self.policy(policy), context: try id(request.call), caller: request.client)
+        return []
+    }
+
+    /// Answers when the evaluation ends.
+    static func evaluatePolicy(_ engine: isolated PolicyEngine, _ request: BusRequest, _ policy: UInt32, _ reason: String) throws -> [DBusValue]? {
+        let reply = request.call.reply
+        engine.beginEvaluation(try Self.policy(policy), reason: reason, context: try id(request.call), caller: request.client) { answer(reply, $0.map { _ in }) }
+        return nil
+    }
+
+    static func submitPasscode(_ engine: isolated PolicyEngine, _ request: BusRequest, _ secret: DBusSecret) async throws -> [DBusValue]? {
+        try await engine.submitPasscode(Passcode(secret), context: try id(request.call), caller: request.client)
+        return []
+    }
+
+    static func fallback(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> [DBusValue]? {
+        try engine.fallback(context: try id(request.call), caller: request.client)
+        return []
+    }
+
+    static func cancel(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> [DBusValue]? {
+        try engine.cancel(context: try id(request.call), caller: request.client)
+        return []
+    }
+
+    static func invalidate(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> [DBusValue]? {
+        try engine.invalidate(context: try id(request.call), caller: request.client)
+        return []
+    }
+
+    /// Answers when the authorization ends.
+    static func authorizeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ reason: String) throws -> [DBusValue]? {
+        let reply = request.call.reply
+        engine.beginRightAuthorization(identifier, reason: reason, context: try id(request.call), caller: request.client) { answer(reply, $0) }
+        return nil
+    }
+
+    static func checkCanAuthorizeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> [DBusValue]? {
+        try engine.checkCanAuthorizeRight(identifier, context: try id(request.call), caller: request.client)
+        return []
+    }
+
+    static func deauthorizeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> [DBusValue]? {
+        try engine.deauthorizeRight(identifier, context: try id(request.call), caller: request.client)
+        return []
+    }
+
+    /// Answers when the evaluation ends.
+    static func evaluateRequirement(_ engine: isolated PolicyEngine, _ request: BusRequest, _ requirement: String, _ reason: String,
+                                    _ options: [String: DBusValue]) throws -> [DBusValue]? {
+        let domainState = try domainState(options)
+        let reply = request.call.reply
+        engine.beginRequirementEvaluation(requirement, domainState: domainState, reason: reason, context: try id(request.call),
+                                          caller: request.client) { answer(reply, $0) }
+        return nil
+    }
+
+    static func canEvaluateRequirement(_ engine: isolated PolicyEngine, _ request: BusRequest, _ requirement: String,
+                                       _ options: [String: DBusValue]) throws -> [DBusValue]? {
+        try engine.canEvaluateRequirement(requirement, domainState: try domainState(options), context: try id(request.call), caller: request.client)
+        return []
+    }
+
+    static func loadSecret(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> [DBusValue]? {
+        [bytes(try engine.loadSecret(identifier, context: try id(request.call), caller: request.client))]
+    }
+
+    static func sign(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ algorithm: String, _ data: [UInt8]) throws -> [DBusValue]? {
+        [.bytes(try engine.sign(identifier, algorithm: algorithm, data: data, context: try id(request.call), caller: request.client))]
+    }
+
+    static func decrypt(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ algorithm: String,
+                        _ ciphertext: [UInt8]) throws -> [DBusValue]? {
+        [bytes(try engine.decrypt(identifier, algorithm: algorithm, ciphertext: ciphertext, context: try id(request.call), caller: request.client))]
+    }
+
+    static func exchangeKeys(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ peer: [UInt8], _ algorithm: String,
+                             _ rawParameters: [String: DBusValue]) throws -> [DBusValue]? {
+        let parameters = try exchangeParameters(rawParameters)
+        return [bytes(try engine.exchangeKeys(identifier, peerPublicKey: peer, algorithm: algorithm, requestedSize: parameters.requestedSize,
+                                              sharedInfo: parameters.sharedInfo, context: try id(request.call), caller: request.client))]
+    }
+
+    static func releaseLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> [DBusValue]? {
+        let password = try engine.releaseLoginPassword(context: try id(request.call), caller: request.client)
+        return [.secret(password.withBytes { DBusSecret(copying: $0) })]
+    }
+
+    static func discardLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest) async throws -> [DBusValue]? {
+        try await engine.discardLoginPassword(context: try id(request.call), caller: request.client)
+        return []
     }
 
     /// The context a call's path names; `UnknownObject` for any other path below the root.

@@ -10,160 +10,156 @@ struct ManagerObject: Sendable {
     /// Enrollments that take captures on a provider, per calling connection.
     let enrollments: EnrollmentRegistry
 
-    /// The Manager's table: one row per member of ``LocalAuthInterface/manager``.
+    /// The Manager's table: one row per member of ``LocalAuthInterface/manager``, each its
+    /// declaration and its handler below.
     func table(_ rows: BusTable) -> DBusVTable {
-        let (observer, enrollments) = (self.observer, self.enrollments)
-        let stage = rows.stage
+        let (observer, enrollments, stage) = (self.observer, self.enrollments, rows.stage)
         return DBusVTable(LocalAuthInterface.manager, methods: [
-            DBusVTable.Method(ManagerMethod.createContext) { call, rawOptions throws(DBusError) in
-                let request = try ContextOptionsDecoder.decode(rawOptions)
-                @Sendable func options(_ bus: BusCaller) -> ContextOptions {
-                    var options = request.options
-                    options.appIdentity = try? bus.app.get().id
-                    return options
-                }
-                @Sendable func reply(_ id: ContextID) -> [DBusValue] { [.objectPath(LocalAuthBusNames.contextPath(id.rawValue))] }
-                // The engine asks about User and a true Unlock itself; `Unlock: false` is refused alike.
-                guard request.namesUnlock || PolicyEngine.needsAuthorization(request.options) else {
-                    return rows.respond(call, needs: .anyone) { engine, bus in
-                        reply(try engine.createContext(for: bus.caller, unprivilegedOptions: options(bus)))
-                    }
-                }
-                return rows.respond(call, needs: .anyone) { engine, bus in
-                    if request.namesUnlock && !request.options.isUnlockContext {
-                        try await stage.check(.privileged(.actForOtherUsers), bus)
-                    }
-                    return reply(try await engine.createContext(for: bus.caller, options: options(bus)))
-                }
+            rows.method(ManagerMethod.createContext, needs: .anyone) { (engine: isolated PolicyEngine, request: BusRequest, options: [String: DBusValue]) in
+                try await Self.createContext(engine, request, options, stage: stage)
             },
-            rows.method(ManagerMethod.getUserState, needs: .anyone) { _ in
-                { engine, bus in
-                    observer.watchUserState(bus.caller.client, uid: bus.caller.uid)
-                    return [Self.encode(engine.userState(of: bus.caller.uid))]
-                }
+            rows.method(ManagerMethod.getUserState, needs: .anyone) { (engine: isolated PolicyEngine, request: BusRequest) in
+                Self.getUserState(engine, request, observer: observer)
             },
-            rows.method(ManagerMethod.setPasscode, needs: .unconfinedApp) { _, currentSecret, newSecret throws(DBusError) in
-                let current = Passcode(currentSecret), new = Passcode(newSecret)
-                return { engine, bus in
-                    try await engine.setPasscode(current: current, new: new, caller: bus.caller)
-                    return []
-                }
+            rows.method(ManagerMethod.setPasscode, needs: .unconfinedApp, Self.setPasscode),
+            rows.method(ManagerMethod.removePasscode, needs: .unconfinedApp, Self.removePasscode),
+            rows.method(ManagerMethod.enroll, needs: .unconfinedApp) { (engine: isolated PolicyEngine, request: BusRequest, name: String, label: String, secret: DBusSecret) in
+                try await Self.enroll(engine, request, name, label, secret, enrollments: enrollments, connection: observer.connection)
             },
-            rows.method(ManagerMethod.removePasscode, needs: .unconfinedApp) { _, secret throws(DBusError) in
-                let current = Passcode(secret)
-                return { engine, bus in
-                    try await engine.removePasscode(current: current, caller: bus.caller)
-                    return []
-                }
-            },
-            DBusVTable.Method(ManagerMethod.enroll) { call, name, label, secret throws(DBusError) in
-                let modality = try Self.modality(name)
-                let passcode = Passcode(secret)
-                if enrollments.capturing.contains(modality) {
-                    return enrollWithCaptures(call, rows, modality: modality, label: label, passcode: passcode)
-                }
-                return rows.respond(call, needs: .unconfinedApp) { engine, bus in
-                    try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller)
-                    return []
-                }
-            },
-            rows.method(ManagerMethod.unenroll, needs: .unconfinedApp) { _, name, label, secret throws(DBusError) in
-                let modality = try Self.modality(name)
-                let passcode = Passcode(secret)
-                return { engine, bus in
-                    try await engine.unenroll(modality, label: label, passcode: passcode, caller: bus.caller)
-                    return []
-                }
-            },
-            rows.method(ManagerMethod.setRequireAttention, needs: .unconfinedApp) { _, enabled, secret throws(DBusError) in
-                let passcode = Passcode(secret)
-                return { engine, bus in
-                    try await engine.setRequireAttention(enabled, passcode: passcode, caller: bus.caller)
-                    return []
-                }
-            },
-            rows.method(ManagerMethod.resetLockout, needs: .privilegedByEngine(.resetLockout)) { _, uid throws(DBusError) in
-                return { engine, bus in
-                    try await engine.resetLockout(user: uid, caller: bus.caller)
-                    return []
-                }
-            },
-            // Not queued behind the caller's running Enroll: only that connection's own enrollment is cancelled.
+            rows.method(ManagerMethod.unenroll, needs: .unconfinedApp, Self.unenroll),
+            rows.method(ManagerMethod.setRequireAttention, needs: .unconfinedApp, Self.setRequireAttention),
+            rows.method(ManagerMethod.resetLockout, needs: .privilegedByEngine(.resetLockout), Self.resetLockout),
+            // Not queued behind the caller's other calls, and not in the engine: only that
+            // connection's own enrollment is cancelled.
             rows.immediate(ManagerMethod.cancelEnrollment) { call in
                 if let sender = call.sender { enrollments.cancel(ClientID(sender)) }
                 return .empty
             },
-            rows.method(ManagerMethod.registerAgent, needs: .unconfinedApp) { _, locale, options throws(DBusError) in
-                let scope = try Self.agentScope(options)
-                return { engine, bus in
-                    try engine.registerAgent(bus.caller, locale: locale, scope: scope, app: try? bus.app.get())
-                    return []
-                }
-            },
-            rows.method(ManagerMethod.unregisterAgent, needs: .anyone) { _ in
-                { engine, bus in
-                    try engine.unregisterAgent(bus.caller.client)
-                    return []
-                }
-            },
-            rows.method(ManagerMethod.agentResponse, needs: .unconfinedApp) { _, cookie, response, secret throws(DBusError) in
-                let answer = try Self.agentAnswer(response, Passcode(secret))
-                return { engine, bus in
-                    try await engine.agentResponse(cookie: cookie, answer, caller: bus.caller)
-                    return []
-                }
-            },
-            rows.method(ManagerMethod.getFaceConsents, needs: .anyone) { _ in
-                { engine, bus in
-                    let decisions = engine.faceConsentDecisions(of: bus.caller.uid)
-                    return [.array(elementSignature: "(sb)", decisions.sorted { $0.key < $1.key }.map { .structure([.string($0.key), .bool($0.value)]) })]
-                }
-            },
-            rows.method(ManagerMethod.setFaceConsent, needs: .unconfinedApp) { _, app, allowed, secret throws(DBusError) in
-                let passcode = Passcode(secret)
-                return { engine, bus in
-                    try await engine.setFaceConsent(app: app, allowed: allowed, passcode: passcode, caller: bus.caller)
-                    return []
-                }
-            },
-            rows.method(ManagerMethod.getBackends, needs: .anyone) { _ in { engine, _ in [Self.backends(engine)] } },
+            rows.method(ManagerMethod.registerAgent, needs: .unconfinedApp, Self.registerAgent),
+            rows.method(ManagerMethod.unregisterAgent, needs: .anyone, Self.unregisterAgent),
+            rows.method(ManagerMethod.agentResponse, needs: .unconfinedApp, Self.agentResponse),
+            rows.method(ManagerMethod.getFaceConsents, needs: .anyone, Self.getFaceConsents),
+            rows.method(ManagerMethod.setFaceConsent, needs: .unconfinedApp, Self.setFaceConsent),
+            rows.method(ManagerMethod.getBackends, needs: .anyone) { (engine: isolated PolicyEngine, _: BusRequest) in [Self.backends(engine)] },
         ], properties: rows.properties(needs: .anyone) { engine, _, _ in
             ["Version": .string(LocalAuthInterface.version), "Backends": Self.backends(engine)]
         })
     }
 
-    /// `Enroll` on a provider: replies when the captures end, sending `EnrollProgress` to the
-    /// caller only. The caller's later requests are not held up (it may cancel meanwhile); one
-    /// enrollment per connection runs at a time.
-    private func enrollWithCaptures(_ call: DBusMethodCall, _ rows: BusTable, modality: BiometricModality, label: String, passcode: Passcode) -> DBusMethodReply {
-        let (enrollments, connection) = (self.enrollments, observer.connection)
-        let reply = call.reply
-        return rows.respond(call, needs: .unconfinedApp) { engine, bus in
-            let client = bus.caller.client
-            let started = enrollments.start(client, { () -> Result<Void, LocalAuthError> in
-                do throws(LocalAuthError) {
-                    try await engine.enroll(modality, label: label, passcode: passcode, caller: bus.caller) { progress in
-                        try? connection.emitSignal(
-                            path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface, member: "EnrollProgress",
-                            arguments: [.string(modality.rawValue), .string(progress.status.rawValue), .uint32(progress.completedStages),
-                                        .uint32(progress.stages), .string(progress.detail)],
-                            destination: client.rawValue)
-                    }
-                    return .success(())
-                } catch {
-                    return .failure(error)
-                }
-            }, then: { outcome in
-                switch outcome {
-                case .success: reply.send([])
-                case .failure(let error): reply.fail(error.dbusError)
-                }
-            })
-            guard started else {
-                throw LocalAuthError(.busy, "This connection is already enrolling; wait for it to end or call CancelEnrollment.")
+    // MARK: Handlers, one per method
+
+    /// `User` and a true `Unlock` are the engine's to authorize (it asks polkit itself); `Unlock: false`
+    /// is refused alike, here.
+    static func createContext(_ engine: isolated PolicyEngine, _ request: BusRequest, _ rawOptions: [String: DBusValue],
+                              stage: AccessStage) async throws -> [DBusValue]? {
+        let decoded = try ContextOptionsDecoder.decode(rawOptions)
+        var options = decoded.options
+        options.appIdentity = try? request.bus.app.get().id
+        let id: ContextID
+        if decoded.namesUnlock || PolicyEngine.needsAuthorization(decoded.options) {
+            if decoded.namesUnlock && !decoded.options.isUnlockContext {
+                try await stage.check(.privileged(.actForOtherUsers), request.bus)
             }
-            return nil
+            id = try await engine.createContext(for: request.caller, options: options)
+        } else {
+            id = try engine.createContext(for: request.caller, unprivilegedOptions: options)
         }
+        return [.objectPath(LocalAuthBusNames.contextPath(id.rawValue))]
+    }
+
+    /// Also sends the caller `PropertiesChanged` of its user state from now on.
+    static func getUserState(_ engine: isolated PolicyEngine, _ request: BusRequest, observer: BusObserver) -> [DBusValue]? {
+        observer.watchUserState(request.client, uid: request.caller.uid)
+        return [Self.encode(engine.userState(of: request.caller.uid))]
+    }
+
+    static func setPasscode(_ engine: isolated PolicyEngine, _ request: BusRequest, _ current: DBusSecret, _ new: DBusSecret) async throws -> [DBusValue]? {
+        try await engine.setPasscode(current: Passcode(current), new: Passcode(new), caller: request.caller)
+        return []
+    }
+
+    static func removePasscode(_ engine: isolated PolicyEngine, _ request: BusRequest, _ current: DBusSecret) async throws -> [DBusValue]? {
+        try await engine.removePasscode(current: Passcode(current), caller: request.caller)
+        return []
+    }
+
+    /// On a provider, replies when the captures end, sending `EnrollProgress` to the caller only;
+    /// the caller's later calls are not held up meanwhile (it may cancel), and one enrollment per
+    /// connection runs at a time.
+    static func enroll(_ engine: isolated PolicyEngine, _ request: BusRequest, _ name: String, _ label: String, _ secret: DBusSecret,
+                       enrollments: EnrollmentRegistry, connection: DBusConnection) async throws -> [DBusValue]? {
+        let modality = try modality(name)
+        let passcode = Passcode(secret)
+        guard enrollments.capturing.contains(modality) else {
+            try await engine.enroll(modality, label: label, passcode: passcode, caller: request.caller)
+            return []
+        }
+        let (client, caller, reply) = (request.client, request.caller, request.call.reply)
+        let started = enrollments.start(client, { () -> Result<Void, LocalAuthError> in
+            do throws(LocalAuthError) {
+                try await engine.enroll(modality, label: label, passcode: passcode, caller: caller) { progress in
+                    try? connection.emitSignal(
+                        path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface, member: "EnrollProgress",
+                        arguments: [.string(modality.rawValue), .string(progress.status.rawValue), .uint32(progress.completedStages),
+                                    .uint32(progress.stages), .string(progress.detail)],
+                        destination: client.rawValue)
+                }
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }, then: { outcome in
+            switch outcome {
+            case .success: reply.send([])
+            case .failure(let error): reply.fail(error.dbusError)
+            }
+        })
+        guard started else {
+            throw LocalAuthError(.busy, "This connection is already enrolling; wait for it to end or call CancelEnrollment.")
+        }
+        return nil
+    }
+
+    static func unenroll(_ engine: isolated PolicyEngine, _ request: BusRequest, _ name: String, _ label: String, _ secret: DBusSecret) async throws -> [DBusValue]? {
+        try await engine.unenroll(try modality(name), label: label, passcode: Passcode(secret), caller: request.caller)
+        return []
+    }
+
+    static func setRequireAttention(_ engine: isolated PolicyEngine, _ request: BusRequest, _ enabled: Bool, _ secret: DBusSecret) async throws -> [DBusValue]? {
+        try await engine.setRequireAttention(enabled, passcode: Passcode(secret), caller: request.caller)
+        return []
+    }
+
+    static func resetLockout(_ engine: isolated PolicyEngine, _ request: BusRequest, _ uid: UInt32) async throws -> [DBusValue]? {
+        try await engine.resetLockout(user: uid, caller: request.caller)
+        return []
+    }
+
+    static func registerAgent(_ engine: isolated PolicyEngine, _ request: BusRequest, _ locale: String, _ options: [String: DBusValue]) throws -> [DBusValue]? {
+        try engine.registerAgent(request.caller, locale: locale, scope: try agentScope(options), app: try? request.bus.app.get())
+        return []
+    }
+
+    static func unregisterAgent(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> [DBusValue]? {
+        try engine.unregisterAgent(request.client)
+        return []
+    }
+
+    static func agentResponse(_ engine: isolated PolicyEngine, _ request: BusRequest, _ cookie: String, _ response: String,
+                              _ secret: DBusSecret) async throws -> [DBusValue]? {
+        try await engine.agentResponse(cookie: cookie, try agentAnswer(response, Passcode(secret)), caller: request.caller)
+        return []
+    }
+
+    static func getFaceConsents(_ engine: isolated PolicyEngine, _ request: BusRequest) -> [DBusValue]? {
+        let decisions = engine.faceConsentDecisions(of: request.caller.uid)
+        return [.array(elementSignature: "(sb)", decisions.sorted { $0.key < $1.key }.map { .structure([.string($0.key), .bool($0.value)]) })]
+    }
+
+    static func setFaceConsent(_ engine: isolated PolicyEngine, _ request: BusRequest, _ app: String, _ allowed: Bool,
+                               _ secret: DBusSecret) async throws -> [DBusValue]? {
+        try await engine.setFaceConsent(app: app, allowed: allowed, passcode: Passcode(secret), caller: request.caller)
+        return []
     }
 
     /// The `Backends` property now: each backend's id, modality and availability (the fields of

@@ -13,75 +13,82 @@ import LocalAuthDBus
 /// Translates only: the caller's application identity comes from the bus (``BusCaller/app``);
 /// access is the table's ``AccessStage``; every other rule is the engine's.
 struct RightsObject: Sendable {
-    /// The Rights table: one row per member of ``LocalAuthInterface/rights``.
+    /// The Rights table: one row per member of ``LocalAuthInterface/rights``, each its declaration
+    /// and its handler below.
     func table(_ rows: BusTable) -> DBusVTable {
-        return DBusVTable(LocalAuthInterface.rights, methods: [
-            rows.method(RightsMethod.saveRight, needs: .identifiedApp) { _, identifier, requirement, rawSecret, options throws(DBusError) in
-                let secret = Self.secret(rawSecret)
-                try Self.noOptions(options, of: RightsMethod.saveRight.member)
-                return { engine, bus in
-                    let info = try await engine.saveRight(identifier, requirement: requirement, secret: secret, app: Self.app(bus), caller: bus.caller)
-                    return [Self.encode(info)]
-                }
-            },
-            rows.method(RightsMethod.getRight, needs: .identifiedApp) { _, identifier throws(DBusError) in
-                return { engine, bus in [Self.encode(try engine.right(identifier, app: Self.app(bus), caller: bus.caller))] }
-            },
-            DBusVTable.Method(RightsMethod.listRights) { call, allApplications throws(DBusError) in
-                // Every application's rights: only for a caller outside any sandbox.
-                return rows.respond(call, needs: allApplications ? .unconfinedApp : .identifiedApp) { engine, bus in
-                    let rights = try engine.rights(app: Self.app(bus), allApplications: allApplications, caller: bus.caller)
-                    return [.array(elementSignature: "(ss)", rights.map { .structure([.string($0.application), .string($0.identifier)]) })]
-                }
-            },
-            rows.method(RightsMethod.removeRight, needs: .identifiedApp) { _, identifier throws(DBusError) in
-                return { engine, bus in
-                    try await engine.removeRight(identifier, app: Self.app(bus), caller: bus.caller)
-                    return []
-                }
-            },
-            rows.method(RightsMethod.removeAllRights, needs: .identifiedApp) { _ in
-                { engine, bus in
-                    try await engine.removeAllRights(app: Self.app(bus), caller: bus.caller)
-                    return []
-                }
-            },
-            rows.method(RightsMethod.removeApplicationRight, needs: .unconfinedApp) { _, application, identifier, secret throws(DBusError) in
-                let passcode = Passcode(secret)
-                return { engine, bus in
-                    try await engine.removeApplicationRight(identifier, application: application, passcode: passcode, caller: bus.caller)
-                    return []
-                }
-            },
-            rows.method(RightsMethod.encrypt, needs: .anyone) { _, publicKey, algorithm, plaintext throws(DBusError) in
-                return { engine, bus in
-                    var bytes = plaintext.withBytes { Array($0) }
-                    defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
-                    return [.bytes(try engine.encrypt(bytes, algorithm: algorithm, publicKey: publicKey, caller: bus.caller))]
-                }
-            },
-            rows.method(RightsMethod.verify, needs: .anyone) { _, publicKey, algorithm, data, signature throws(DBusError) in
-                return { engine, bus in
-                    [.bool(try engine.verify(data, signature: signature, algorithm: algorithm, publicKey: publicKey, caller: bus.caller))]
-                }
-            },
-            rows.method(RightsMethod.storeLoginPassword, needs: .unconfinedApp) { _, secret throws(DBusError) in
-                let password = Passcode(secret)
-                return { engine, bus in
-                    try await engine.storeLoginPassword(password, caller: bus.caller)
-                    return []
-                }
-            },
+        DBusVTable(LocalAuthInterface.rights, methods: [
+            rows.method(RightsMethod.saveRight, needs: .identifiedApp, Self.saveRight),
+            rows.method(RightsMethod.getRight, needs: .identifiedApp, Self.getRight),
+            // Every application's rights: only for a caller outside any sandbox.
+            rows.method(RightsMethod.listRights, needs: { allApplications in allApplications ? .unconfinedApp : .identifiedApp }, Self.listRights),
+            rows.method(RightsMethod.removeRight, needs: .identifiedApp, Self.removeRight),
+            rows.method(RightsMethod.removeAllRights, needs: .identifiedApp, Self.removeAllRights),
+            rows.method(RightsMethod.removeApplicationRight, needs: .unconfinedApp, Self.removeApplicationRight),
+            rows.method(RightsMethod.encrypt, needs: .anyone, Self.encrypt),
+            rows.method(RightsMethod.verify, needs: .anyone, Self.verify),
+            rows.method(RightsMethod.storeLoginPassword, needs: .unconfinedApp, Self.storeLoginPassword),
             // Not from a sandbox: an app there could lock the user's keyring out of every touch login.
-            rows.method(RightsMethod.removeLoginPassword, needs: .unconfinedApp) { _ in
-                { engine, bus in
-                    try await engine.removeLoginPassword(caller: bus.caller)
-                    return []
-                }
-            },
+            rows.method(RightsMethod.removeLoginPassword, needs: .unconfinedApp, Self.removeLoginPassword),
         ], properties: rows.properties(needs: .anyone) { engine, _, _ in
             ["KeyProtection": .string(engine.keyProtection?.rawValue ?? "")]
         })
+    }
+
+    // MARK: Handlers, one per method
+
+    static func saveRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ requirement: String,
+                          _ secret: DBusSecret, _ options: [String: DBusValue]) async throws -> [DBusValue]? {
+        try noOptions(options, of: RightsMethod.saveRight.member)
+        let info = try await engine.saveRight(identifier, requirement: requirement, secret: Self.secret(secret), app: app(request.bus),
+                                              caller: request.caller)
+        return [encode(info)]
+    }
+
+    static func getRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> [DBusValue]? {
+        [encode(try engine.right(identifier, app: app(request.bus), caller: request.caller))]
+    }
+
+    static func listRights(_ engine: isolated PolicyEngine, _ request: BusRequest, _ allApplications: Bool) throws -> [DBusValue]? {
+        let rights = try engine.rights(app: app(request.bus), allApplications: allApplications, caller: request.caller)
+        return [.array(elementSignature: "(ss)", rights.map { .structure([.string($0.application), .string($0.identifier)]) })]
+    }
+
+    static func removeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) async throws -> [DBusValue]? {
+        try await engine.removeRight(identifier, app: app(request.bus), caller: request.caller)
+        return []
+    }
+
+    static func removeAllRights(_ engine: isolated PolicyEngine, _ request: BusRequest) async throws -> [DBusValue]? {
+        try await engine.removeAllRights(app: app(request.bus), caller: request.caller)
+        return []
+    }
+
+    static func removeApplicationRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ application: String, _ identifier: String,
+                                       _ secret: DBusSecret) async throws -> [DBusValue]? {
+        try await engine.removeApplicationRight(identifier, application: application, passcode: Passcode(secret), caller: request.caller)
+        return []
+    }
+
+    static func encrypt(_ engine: isolated PolicyEngine, _ request: BusRequest, _ publicKey: [UInt8], _ algorithm: String,
+                        _ plaintext: DBusSecret) throws -> [DBusValue]? {
+        var bytes = plaintext.withBytes { Array($0) }
+        defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        return [.bytes(try engine.encrypt(bytes, algorithm: algorithm, publicKey: publicKey, caller: request.caller))]
+    }
+
+    static func verify(_ engine: isolated PolicyEngine, _ request: BusRequest, _ publicKey: [UInt8], _ algorithm: String, _ data: [UInt8],
+                       _ signature: [UInt8]) throws -> [DBusValue]? {
+        [.bool(try engine.verify(data, signature: signature, algorithm: algorithm, publicKey: publicKey, caller: request.caller))]
+    }
+
+    static func storeLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest, _ secret: DBusSecret) async throws -> [DBusValue]? {
+        try await engine.storeLoginPassword(Passcode(secret), caller: request.caller)
+        return []
+    }
+
+    static func removeLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest) async throws -> [DBusValue]? {
+        try await engine.removeLoginPassword(caller: request.caller)
+        return []
     }
 
     /// The caller's application identity, or nil when the bus could not tell (the engine refuses it).

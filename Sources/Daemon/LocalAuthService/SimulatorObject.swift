@@ -17,26 +17,16 @@ struct SimulatorObject: Sendable {
     /// The Simulator's table: one row per member of ``LocalAuthInterface/simulator``.
     func table(_ rows: BusTable) -> DBusVTable {
         let (queue, sensors, observer) = (self.queue, self.sensors, self.observer)
-        func row(_ method: BusMethod<BusWire.Nothing>, _ body: @escaping @Sendable (isolated PolicyEngine) async throws -> Void) -> DBusVTable.Method {
-            rows.method(method, needs: .simulator) { _ in
-                { engine, _ in
-                    try await body(engine)
-                    return []
-                }
-            }
-        }
         /// An input row: queued for the next evaluation when no evaluation listens, delivered to
         /// the listening one otherwise.
         func input<each Input: DBusArgument>(
             _ method: BusMethod<repeat each Input, BusWire.Nothing>,
             _ decode: @escaping @Sendable (repeat (each Input).Value) throws(DBusError) -> (any SimulatorControl, SimulatedInput)
         ) -> DBusVTable.Method {
-            DBusVTable.Method(method) { (call, arguments: repeat (each Input).Value) throws(DBusError) in
+            rows.method(method, needs: .simulator) { (_: isolated PolicyEngine, _: BusRequest, arguments: repeat (each Input).Value) in
                 let (sensor, input) = try decode(repeat each arguments)
-                return rows.respond(call, needs: .simulator) { _, _ in
-                    if try !sensor.queueUnlessArmed(input) { try await sensor.simulate(input) }
-                    return []
-                }
+                if try !sensor.queueUnlessArmed(input) { try await sensor.simulate(input) }
+                return []
             }
         }
         return DBusVTable(LocalAuthInterface.simulator, methods: [
@@ -49,20 +39,24 @@ struct SimulatorObject: Sendable {
             input(SimulatorMethod.presentFace) { appearance, attentive throws(DBusError) in
                 return (try Self.require(.face, in: sensors), .face(appearance: appearance, attentive: attentive))
             },
-            rows.method(SimulatorMethod.setConnected, needs: .simulator) { _, name, connected throws(DBusError) in
-                let sensor = try Self.require(try ManagerObject.modality(name), in: sensors)
-                return { engine, _ in
-                    await sensor.setConnected(connected)
-                    observer.backendsChanged(ManagerObject.backends(engine))
-                    return []
-                }
+            rows.method(SimulatorMethod.setConnected, needs: .simulator) { (engine: isolated PolicyEngine, _: BusRequest, name: String, connected: Bool) in
+                try await Self.require(try ManagerObject.modality(name), in: sensors).setConnected(connected)
+                observer.backendsChanged(ManagerObject.backends(engine))
+                return []
             },
-            row(SimulatorMethod.pressCancel) { try $0.press(.cancel) },
-            row(SimulatorMethod.pressFallback) { try $0.press(.fallback) },
-            row(SimulatorMethod.reset) { engine in
+            rows.method(SimulatorMethod.pressCancel, needs: .simulator) { (engine: isolated PolicyEngine, _: BusRequest) in
+                try engine.press(.cancel)
+                return []
+            },
+            rows.method(SimulatorMethod.pressFallback, needs: .simulator) { (engine: isolated PolicyEngine, _: BusRequest) in
+                try engine.press(.fallback)
+                return []
+            },
+            rows.method(SimulatorMethod.reset, needs: .simulator) { (engine: isolated PolicyEngine, _: BusRequest) in
                 queue.clear()
                 for modality in BiometricModality.allCases { await sensors[modality]?.setConnected(true) }
                 observer.backendsChanged(ManagerObject.backends(engine))
+                return []
             },
         ], properties: rows.properties(needs: .simulator) { _, _, _ in ["Pending": .uint32(UInt32(queue.pending))] })
     }
