@@ -120,6 +120,26 @@ struct VocabularyTests {
         #expect(FingerName(rawValue: "rightIndexFinger") == nil)
     }
 
+    @Test func passcodeReasonsAndRetryReasonsAreTheAdviceWords() throws {
+        try expectDocumented(PasscodeReason.allCases.map(\.rawValue), in: "Agent", after: #"<arg name="update""#)
+        #expect(Set(RetryReason.fingerprint).isSubset(of: RetryReason.allCases))
+    }
+
+    /// The provider protocol's words, as docs/providers.md's message table gives them.
+    @Test func providerWordsAreTheProtocolTables() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/providers.md")
+        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+        func row(_ message: String) throws -> String {
+            String(try #require(lines.first { $0.hasPrefix("| `\(message)`") }, "no row for \(message) in docs/providers.md"))
+        }
+        let hello = try row("Hello"), attempt = try row("ReportAttempt"), enrollment = try row("ReportEnrollment")
+        for key in ProviderCapabilityKey.allCases { #expect(hello.contains("`\(key.rawValue)` \(key.signature)")) }
+        for result in AttemptResult.allCases { #expect(attempt.contains("`\(result.rawValue)`")) }
+        for reason in RetryReason.allCases { #expect(attempt.contains("`\(reason.rawValue)`")) }
+        for report in EnrollmentReport.allCases { #expect(enrollment.contains("`\(report.rawValue)`")) }
+    }
+
     /// Each value appears, as a word, in the doc string of the interface element that starts with `marker`.
     private func expectDocumented(_ values: [String], in interface: String, after marker: String,
                                   sourceLocation: SourceLocation = #_sourceLocation) throws {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 import LocalAuthCore
 import Testing
 
@@ -7,7 +8,7 @@ struct MessageCatalogTests {
     static let details: [PromptDetail] = [.listening([.face]), .listening([.fingerprint]), .listening([.face, .fingerprint]),
                                           .waiting([.face]), .noMatch(.face), .noMatch(.fingerprint), .passcodeWrong]
         + RetryReason.allCases.map(PromptDetail.retry)
-        + ["no-biometry", "fallback", "attempts-exhausted", "locked-out", "sensor-lost"].map(PromptDetail.passcodeWanted)
+        + PasscodeReason.allCases.map(PromptDetail.passcodeWanted)
 
     static let german = MessageCatalog.Language(code: "de")
 

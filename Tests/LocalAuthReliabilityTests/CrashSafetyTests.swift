@@ -123,7 +123,14 @@ struct CrashSafetyTests {
                 if acknowledged.withLock({ $0.biometryLocked }) {
                     let index = acknowledged.withLock { $0.changeInFlight = true; return $0.passcodeIndex }
                     _ = try await client.manager("SetPasscode", [.string(passcode(index, seed: seed)), .string(passcode(index + 1, seed: seed))])
-                    acknowledged.withLock { $0.passcodeIndex = index + 1; $0.changeInFlight = false }
+                    // The acknowledged change also reset the biometric failures and the lock: a kill
+                    // before the GetUserState below must not leave the old counts as what was seen.
+                    acknowledged.withLock {
+                        $0.passcodeIndex = index + 1
+                        $0.changeInFlight = false
+                        $0.biometryFailures = 0
+                        $0.biometryLocked = false
+                    }
                 } else {
                     let context = try await client.createContext()
                     let evaluation = Task { await errorName { _ = try await client.context(context, "EvaluatePolicy", [.uint32(1), .string("crash")]) } }

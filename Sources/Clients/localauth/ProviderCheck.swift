@@ -31,11 +31,6 @@ final class ProviderCheck {
     private static let matchSession: UInt64 = 2
     /// The label the check enrolls (and, with --simulate, touches).
     private static let label = "provider-check"
-    /// The capabilities `Hello` may announce, with their types (docs/providers.md, Messages).
-    static let capabilityTypes = ["ProviderVersion": "s", "Description": "s", "Available": "b", "Identify": "b",
-                                  "EnrollStages": "u", "Attention": "b", "RetryReasons": "as"]
-    static let attemptResults = ["match", "no-match", "retry", "disconnected"]
-    static let retryReasons = ["too-short", "not-centered", "remove-and-retry", "too-fast", "no-face", "attention-required"]
 
     init(descriptor: ProviderDescriptor, host: ProviderCheckHost, address: String, provider: String, user: UInt32, simulate: Bool,
          callTimeout: Duration, touchTimeout: Duration, output: Output) {
@@ -125,7 +120,7 @@ final class ProviderCheck {
             return false
         }
         for (key, value) in capabilities.sorted(by: { $0.key < $1.key }) {
-            if let type = Self.capabilityTypes[key], value.unwrapped.signature != type {
+            if let type = ProviderCapabilityKey(rawValue: key)?.signature, value.unwrapped.signature != type {
                 fail(step, "capability \(key) is of type \(value.unwrapped.signature), it must be \(type): localauthd refuses this provider")
                 return false
             }
@@ -213,7 +208,7 @@ final class ProviderCheck {
         } else {
             output.note("Touch the sensor (or show your face) now; waiting \(Self.words(touchTimeout)).")
         }
-        let retryReasons = capabilities["RetryReasons"]?.strings ?? []
+        let retryReasons = capabilities[ProviderCapabilityKey.retryReasons.rawValue]?.strings ?? []
         var retries = 0
         while true {
             let left = deadline - clock.now
@@ -230,25 +225,25 @@ final class ProviderCheck {
                 fail(step, "ReportAttempt names session \(session); report for the session Arm gave (\(Self.session))")
                 return
             }
-            switch result {
-            case "retry":
-                guard retryReasons.contains(detail), Self.retryReasons.contains(detail) else {
+            switch AttemptResult(rawValue: result) {
+            case .retry:
+                guard retryReasons.contains(detail), RetryReason(rawValue: detail) != nil else {
                     fail(step, "retry reason \"\(detail)\" is not one of Hello's RetryReasons (\(retryReasons.joined(separator: ", "))) and protocol 1's; localauthd refuses it")
                     return
                 }
                 retries += 1
-            case "match":
+            case .match:
                 guard templates.contains(detail) else {
                     fail(step, "a match must name one of the armed templates (\(templates.joined(separator: ", "))), not \"\(detail)\"")
                     return
                 }
                 pass(step, "ReportAttempt(\(session), match, \(detail)) is well-formed")
                 return
-            case "no-match", "disconnected":
+            case .noMatch, .disconnected:
                 pass(step, "ReportAttempt(\(session), \(result)) is well-formed")
                 return
-            default:
-                fail(step, "result \"\(result)\" is not one of \(Self.attemptResults.joined(separator: ", ")); localauthd refuses it")
+            case nil:
+                fail(step, "result \"\(result)\" is not one of \(AttemptResult.allCases.map(\.rawValue).joined(separator: ", ")); localauthd refuses it")
                 return
             }
         }
@@ -330,15 +325,15 @@ final class ProviderCheck {
                 _ = try? await call(ProviderMethod.enrollCancel.member, [.uint64(Self.completeEnrollment)])
                 return nil
             }
-            switch status {
-            case "stage-passed", "retry":
+            switch EnrollmentReport(rawValue: status) {
+            case .stagePassed, .retry:
                 guard stagesDone >= completed, stagesDone <= stages else {
                     fail(step, "completed_stages went from \(completed) to \(stagesDone) of \(stages); count the captures taken, up to EnrollStart's answer")
                     _ = try? await call(ProviderMethod.enrollCancel.member, [.uint64(Self.completeEnrollment)])
                     return nil
                 }
                 completed = stagesDone
-            case "completed":
+            case .completed:
                 do {
                     let held = try await call(ProviderMethod.listTemplates.member, [.uint32(user)]).first?.strings ?? []
                     guard !detail.isEmpty, held.contains(detail) else {
@@ -351,11 +346,11 @@ final class ProviderCheck {
                 }
                 pass(step, "\(stages) capture\(stages == 1 ? "" : "s") reported, completed with template \(detail), which ListTemplates lists")
                 return detail
-            case "failed":
+            case .failed:
                 fail(step, "the provider reported the enrollment failed (\(detail))")
                 return nil
-            default:
-                fail(step, "status \"\(status)\" is not one of stage-passed, retry, completed, failed; localauthd refuses it")
+            case nil:
+                fail(step, "status \"\(status)\" is not one of \(EnrollmentReport.allCases.map(\.rawValue).joined(separator: ", ")); localauthd refuses it")
                 _ = try? await call(ProviderMethod.enrollCancel.member, [.uint64(Self.completeEnrollment)])
                 return nil
             }
@@ -397,9 +392,9 @@ final class ProviderCheck {
                 return
             }
             switch report {
-            case .attempt(Self.matchSession, "retry", _):
+            case .attempt(Self.matchSession, AttemptResult.retry.rawValue, _):
                 continue
-            case .attempt(Self.matchSession, "match", template):
+            case .attempt(Self.matchSession, AttemptResult.match.rawValue, template):
                 pass(step, "the new template matched: ReportAttempt(\(Self.matchSession), match, \(template))")
                 return
             default:

@@ -9,7 +9,7 @@ import LocalAuthProxies
 enum SimulatorCommands {
     nonisolated static let queueNote = "Input that arrives while no evaluation reads that sensor waits (256 events, simulator_event_ttl s each) for the next evaluation, so it may come before `localauth evaluate` starts."
 
-    nonisolated static let retryReasons = ["too-short", "not-centered", "remove-and-retry", "too-fast"]
+    nonisolated static let retryReasons = RetryReason.fingerprint.map(\.rawValue)
 
     nonisolated static let sheetNote = "Not queued: an evaluation must be running (the command fails with NotEvaluating otherwise)."
 

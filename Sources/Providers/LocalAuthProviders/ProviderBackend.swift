@@ -354,19 +354,20 @@ public final class ProviderBackend: CapturingBackend {
     }
 
     private static func parseAttempt(_ result: String, _ detail: String) throws(DBusError) -> ParsedAttempt {
+        guard let result = AttemptResult(rawValue: result) else {
+            throw .invalidArgs("Unknown attempt result \"\(result.prefix(64))\"; use one of: \(AttemptResult.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
         switch result {
-        case "match":
+        case .match:
             guard !detail.isEmpty else { throw .invalidArgs("A match must name the template that matched.") }
             return .match(template: detail)
-        case "no-match": return .event(.noMatch)
-        case "disconnected": return .event(.disconnected)
-        case "retry":
+        case .noMatch: return .event(.noMatch)
+        case .disconnected: return .event(.disconnected)
+        case .retry:
             guard let reason = RetryReason(rawValue: detail) else {
                 throw .invalidArgs("Unknown retry reason \"\(detail.prefix(64))\"; use one of: \(RetryReason.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
             return .event(.retry(reason))
-        default:
-            throw .invalidArgs("Unknown attempt result \"\(result.prefix(64))\"; use match, no-match, retry or disconnected.")
         }
     }
 
@@ -376,24 +377,24 @@ public final class ProviderBackend: CapturingBackend {
             logReport(.notice, "provider \(id): ignored \(status) for enrollment \(enrollment), which is not running on it")
             return
         }
-        if status == "stage-passed" || status == "retry" {
-            state.withLock { $0.enrollments[enrollment]?.lastActivity = .now }
+        guard let report = EnrollmentReport(rawValue: status) else {
+            throw .invalidArgs("Unknown enrollment status \"\(status.prefix(64))\"; use one of: \(EnrollmentReport.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
-        switch status {
-        case "stage-passed":
+        switch report {
+        case .stagePassed:
+            state.withLock { $0.enrollments[enrollment]?.lastActivity = .now }
             current.progress(EnrollmentProgress(status: .stagePassed, completedStages: completedStages, stages: current.stages, detail: ""))
-        case "retry":
+        case .retry:
+            state.withLock { $0.enrollments[enrollment]?.lastActivity = .now }
             guard let reason = RetryReason(rawValue: detail) else {
                 throw .invalidArgs("Unknown retry reason \"\(detail.prefix(64))\"; use one of: \(RetryReason.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
             current.progress(EnrollmentProgress(status: .retry, completedStages: completedStages, stages: current.stages, detail: reason.rawValue))
-        case "completed":
+        case .completed:
             guard !detail.isEmpty else { throw .invalidArgs("A completed enrollment must name the new template.") }
             endEnrollment(enrollment, cancelAt: nil, .success(detail))
-        case "failed":
+        case .failed:
             endEnrollment(enrollment, cancelAt: nil, .failure(Self.enrollmentFailure(detail, provider: id)))
-        default:
-            throw .invalidArgs("Unknown enrollment status \"\(status.prefix(64))\"; use stage-passed, retry, completed or failed.")
         }
     }
 

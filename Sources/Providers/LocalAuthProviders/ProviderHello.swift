@@ -34,20 +34,20 @@ struct ProviderHello: Sendable, Hashable {
         guard let spoken = BiometricModality(rawValue: name), spoken == modality else {
             throw Refusal(message: "Hello says modality \"\(name)\" but its descriptor says \(modality.rawValue)")
         }
-        func value<T>(_ key: String, _ type: String, _ read: (DBusValue) -> T?, default fallback: T) throws(Refusal) -> T {
-            guard let raw = capabilities[key] else { return fallback }
-            guard let typed = read(raw) else { throw Refusal(message: "capability \(key) has type \(raw.signature), not \(type)") }
+        func value<T>(_ key: ProviderCapabilityKey, _ read: (DBusValue) -> T?, default fallback: T) throws(Refusal) -> T {
+            guard let raw = capabilities[key.rawValue] else { return fallback }
+            guard let typed = read(raw) else { throw Refusal(message: "capability \(key.rawValue) has type \(raw.signature), not \(key.signature)") }
             return typed
         }
         self.version = version
         self.modality = spoken
-        providerVersion = String(try value("ProviderVersion", "s", \.string, default: "").prefix(64))
-        description = String(try value("Description", "s", \.string, default: "").prefix(200))
-        available = try value("Available", "b", \.bool, default: false)
-        identify = try value("Identify", "b", \.bool, default: false)
-        enrollStages = try value("EnrollStages", "u", \.uint32, default: 0)
-        attention = try value("Attention", "b", \.bool, default: false)
-        let reasons = try value("RetryReasons", "as", \.strings, default: [])
+        providerVersion = String(try value(.providerVersion, \.string, default: "").prefix(64))
+        description = String(try value(.description, \.string, default: "").prefix(200))
+        available = try value(.available, \.bool, default: false)
+        identify = try value(.identify, \.bool, default: false)
+        enrollStages = try value(.enrollStages, \.uint32, default: 0)
+        attention = try value(.attention, \.bool, default: false)
+        let reasons = try value(.retryReasons, \.strings, default: [])
         var known: [RetryReason] = []
         for reason in reasons {
             guard let retry = RetryReason(rawValue: reason) else {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 
 /// What one fprintd `EnrollStatus` result means for the provider protocol.
 ///
@@ -9,7 +10,7 @@
 /// failed disconnected; enroll-failed and anything else → failed with fprintd's word minus "enroll-".
 enum EnrollOutcome: Equatable, Sendable {
     case stagePassed
-    case retry(reason: String)
+    case retry(reason: RetryReason)
     case completed
     case failed(reason: String)
 
@@ -17,9 +18,9 @@ enum EnrollOutcome: Equatable, Sendable {
         switch result {
         case "enroll-stage-passed": self = .stagePassed
         case "enroll-completed": self = .completed
-        case "enroll-swipe-too-short": self = .retry(reason: "too-short")
-        case "enroll-finger-not-centered": self = .retry(reason: "not-centered")
-        case "enroll-remove-and-retry", "enroll-retry-scan": self = .retry(reason: "remove-and-retry")
+        case "enroll-swipe-too-short": self = .retry(reason: .tooShort)
+        case "enroll-finger-not-centered": self = .retry(reason: .notCentered)
+        case "enroll-remove-and-retry", "enroll-retry-scan": self = .retry(reason: .removeAndRetry)
         case "enroll-data-full": self = .failed(reason: "data-full")
         case "enroll-duplicate": self = .failed(reason: "duplicate")
         case "enroll-disconnected": self = .failed(reason: "disconnected")

@@ -155,12 +155,12 @@ actor FprintdProvider {
     // MARK: Handshake and queries
 
     private func hello(_ reply: DBusPendingReply) async {
-        var capabilities: [String: DBusValue] = [
-            "ProviderVersion": .string(Self.version),
-            "Description": .string("Fingerprint readers through fprintd (net.reactivated.Fprint)"),
-            "Identify": .bool(false),
-            "Attention": .bool(false),
-            "RetryReasons": .strings(VerifyOutcome.retryReasons),
+        var capabilities: [ProviderCapabilityKey: DBusValue] = [
+            .providerVersion: .string(Self.version),
+            .description: .string("Fingerprint readers through fprintd (net.reactivated.Fprint)"),
+            .identify: .bool(false),
+            .attention: .bool(false),
+            .retryReasons: .strings(VerifyOutcome.retryReasons.map(\.rawValue)),
         ]
         var available = false
         // fprintd can enroll on every reader; without a reader now the count is not known yet, so
@@ -173,10 +173,11 @@ actor FprintdProvider {
         } catch {
             log("no reader now: \(error)")
         }
-        capabilities["Available"] = .bool(available)
-        capabilities["EnrollStages"] = .uint32(stages)
+        capabilities[.available] = .bool(available)
+        capabilities[.enrollStages] = .uint32(stages)
         reportedAvailable = available
-        reply.send([.uint32(1), .string("fingerprint"), .vardict(capabilities)])
+        reply.send([.uint32(1), .string(BiometricModality.fingerprint.rawValue),
+                    .vardict(Dictionary(uniqueKeysWithValues: capabilities.map { ($0.key.rawValue, $0.value) }))])
     }
 
     private func listTemplates(user: UInt32, _ reply: DBusPendingReply) async {
@@ -274,11 +275,11 @@ actor FprintdProvider {
         let outcome = VerifyOutcome(fprintdResult: result)
         switch outcome {
         case .match:
-            reporter.send(.attempt(session: verification.session, result: "match", detail: verification.matchedTemplate), to: verification.host)
+            reporter.send(.attempt(session: verification.session, result: .match, detail: verification.matchedTemplate), to: verification.host)
             // The evaluation is over: release now rather than waiting for Disarm.
             await endActivity(reason: nil)
         case .noMatch:
-            reporter.send(.attempt(session: verification.session, result: "no-match", detail: ""), to: verification.host)
+            reporter.send(.attempt(session: verification.session, result: .noMatch, detail: ""), to: verification.host)
             // fprintd ends a verification after a no-match; listen again until localauthd disarms.
             do {
                 try await fprintd.verifyStop(device: device)
@@ -288,7 +289,7 @@ actor FprintdProvider {
                 await sensorLost(verification)
             }
         case .retry(let reason):
-            reporter.send(.attempt(session: verification.session, result: "retry", detail: reason), to: verification.host)
+            reporter.send(.attempt(session: verification.session, result: .retry, detail: reason.rawValue), to: verification.host)
         case .disconnected:
             log("fprintd ended session \(verification.session) with \(result)")
             await sensorLost(verification)
@@ -298,7 +299,7 @@ actor FprintdProvider {
     /// The reader failed or went away during a session: localauthd hears disconnected, the claim is
     /// dropped, and whether a reader is still there is reported.
     private func sensorLost(_ verification: Verification) async {
-        reporter.send(.attempt(session: verification.session, result: "disconnected", detail: ""), to: verification.host)
+        reporter.send(.attempt(session: verification.session, result: .disconnected, detail: ""), to: verification.host)
         await endActivity(reason: nil)
         followRemoval()
     }
@@ -318,9 +319,9 @@ actor FprintdProvider {
             for delay in Self.removalChecks {
                 try? await Task.sleep(for: delay)
                 await refreshAvailability()
-                if await !reportedAvailable || !isIdle { break }
+                if !reportedAvailable || !isIdle { break }
             }
-            await removalFollowed()
+            removalFollowed()
         }
     }
 
@@ -374,15 +375,15 @@ actor FprintdProvider {
         case .stagePassed:
             enrollment.completedStages += 1
             activity = .enrolling(enrollment)
-            reporter.send(.enrollment(id: enrollment.id, status: "stage-passed", completedStages: enrollment.completedStages, detail: ""), to: enrollment.host)
+            reporter.send(.enrollment(id: enrollment.id, status: .stagePassed, completedStages: enrollment.completedStages, detail: ""), to: enrollment.host)
         case .retry(let reason):
-            reporter.send(.enrollment(id: enrollment.id, status: "retry", completedStages: enrollment.completedStages, detail: reason), to: enrollment.host)
+            reporter.send(.enrollment(id: enrollment.id, status: .retry, completedStages: enrollment.completedStages, detail: reason.rawValue), to: enrollment.host)
         case .completed:
             // fprintd reports the last capture as enroll-completed, not as a passed stage.
-            reporter.send(.enrollment(id: enrollment.id, status: "completed", completedStages: enrollment.completedStages + 1, detail: enrollment.finger), to: enrollment.host)
+            reporter.send(.enrollment(id: enrollment.id, status: .completed, completedStages: enrollment.completedStages + 1, detail: enrollment.finger), to: enrollment.host)
             await endActivity(reason: nil)
         case .failed(let reason):
-            reporter.send(.enrollment(id: enrollment.id, status: "failed", completedStages: enrollment.completedStages, detail: reason), to: enrollment.host)
+            reporter.send(.enrollment(id: enrollment.id, status: .failed, completedStages: enrollment.completedStages, detail: reason), to: enrollment.host)
             await endActivity(reason: nil)
             if reason == "disconnected" { followRemoval() }
         }
@@ -400,12 +401,12 @@ actor FprintdProvider {
                 break
             case .verifying(let verification):
                 log("fprintd left the bus during session \(verification.session)")
-                reporter.send(.attempt(session: verification.session, result: "disconnected", detail: ""), to: verification.host)
+                reporter.send(.attempt(session: verification.session, result: .disconnected, detail: ""), to: verification.host)
                 activity = .idle
                 if owner == nil { report(.availability(false)) }
             case .enrolling(let enrollment):
                 log("fprintd left the bus during enrollment \(enrollment.id)")
-                reporter.send(.enrollment(id: enrollment.id, status: "failed", completedStages: enrollment.completedStages, detail: "disconnected"), to: enrollment.host)
+                reporter.send(.enrollment(id: enrollment.id, status: .failed, completedStages: enrollment.completedStages, detail: "disconnected"), to: enrollment.host)
                 activity = .idle
                 if owner == nil { report(.availability(false)) }
             }

@@ -10,8 +10,8 @@ import LocalAuthDBus
 final class HostReporter: Sendable {
 
     enum Report: Sendable {
-        case attempt(session: UInt64, result: String, detail: String)
-        case enrollment(id: UInt64, status: String, completedStages: UInt32, detail: String)
+        case attempt(session: UInt64, result: AttemptResult, detail: String)
+        case enrollment(id: UInt64, status: EnrollmentReport, completedStages: UInt32, detail: String)
         case availability(Bool)
 
         var member: String {
@@ -26,9 +26,9 @@ final class HostReporter: Sendable {
         func send(through host: DBusProxy) async throws {
             switch self {
             case .attempt(let session, let result, let detail):
-                try await host.call(ProviderHostMethod.reportAttempt, session, result, detail)
+                try await host.call(ProviderHostMethod.reportAttempt, session, result.rawValue, detail)
             case .enrollment(let id, let status, let stages, let detail):
-                try await host.call(ProviderHostMethod.reportEnrollment, id, status, stages, detail)
+                try await host.call(ProviderHostMethod.reportEnrollment, id, status.rawValue, stages, detail)
             case .availability(let available):
                 try await host.call(ProviderHostMethod.reportAvailability, available)
             }

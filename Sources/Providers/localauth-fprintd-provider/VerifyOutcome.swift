@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 
 /// What one fprintd `VerifyStatus` result means for the provider protocol.
 ///
@@ -22,20 +23,20 @@
 enum VerifyOutcome: Equatable, Sendable {
     case match
     case noMatch
-    case retry(reason: String)
+    case retry(reason: RetryReason)
     case disconnected
 
     init(fprintdResult result: String) {
         switch result {
         case "verify-match": self = .match
         case "verify-no-match": self = .noMatch
-        case "verify-swipe-too-short": self = .retry(reason: "too-short")
-        case "verify-finger-not-centered": self = .retry(reason: "not-centered")
-        case "verify-remove-and-retry", "verify-retry-scan": self = .retry(reason: "remove-and-retry")
+        case "verify-swipe-too-short": self = .retry(reason: .tooShort)
+        case "verify-finger-not-centered": self = .retry(reason: .notCentered)
+        case "verify-remove-and-retry", "verify-retry-scan": self = .retry(reason: .removeAndRetry)
         default: self = .disconnected
         }
     }
 
     /// The retry reasons this provider reports (Hello's RetryReasons).
-    static let retryReasons = ["too-short", "not-centered", "remove-and-retry"]
+    static let retryReasons: [RetryReason] = [.tooShort, .notCentered, .removeAndRetry]
 }

@@ -36,8 +36,9 @@ public struct MessageCatalog: Sendable {
         all += sensors.map(listening)
         all += BiometricModality.allCases.map(noMatch)
         all += RetryReason.allCases.map(\.advice)
-        all += passcodeReasons.map(passcodeWanted)
-        return all
+        all += PasscodeReason.allCases.map(passcodeWanted)
+        var seen = Set<String>()
+        return all.filter { seen.insert($0).inserted }
     }()
 
     /// Only English.
@@ -96,8 +97,6 @@ public struct MessageCatalog: Sendable {
     private static let ready = "Go on."
     private static let waiting = "Waiting for the sensor, which another request is using."
     private static let passcodeWrong = "Wrong passcode; try again."
-    /// The advice codes of ``PromptDetail/passcodeWanted(_:)`` that have a sentence of their own.
-    private static let passcodeReasons = ["", "attempts-exhausted", "locked-out", "sensor-lost"]
 
     private static func listening(_ sensors: Set<BiometricModality>) -> String {
         switch (sensors.contains(.face), sensors.contains(.fingerprint)) {
@@ -114,12 +113,12 @@ public struct MessageCatalog: Sendable {
         }
     }
 
-    private static func passcodeWanted(_ why: String) -> String {
+    private static func passcodeWanted(_ why: PasscodeReason) -> String {
         switch why {
-        case "attempts-exhausted": "Biometry did not recognize you. Enter your passcode."
-        case "locked-out": "Biometry is locked after too many failed attempts. Enter your passcode."
-        case "sensor-lost": "The biometric sensor is no longer available. Enter your passcode."
-        default: "Enter your passcode."
+        case .attemptsExhausted: "Biometry did not recognize you. Enter your passcode."
+        case .lockedOut: "Biometry is locked after too many failed attempts. Enter your passcode."
+        case .sensorLost: "The biometric sensor is no longer available. Enter your passcode."
+        case .noBiometry, .fallback: "Enter your passcode."
         }
     }
 

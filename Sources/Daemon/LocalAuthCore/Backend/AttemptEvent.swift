@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 /// What a biometric sensor reports during an evaluation.
 public enum AttemptEvent: Sendable, Hashable {
     /// An enrolled template matched.
@@ -11,17 +12,7 @@ public enum AttemptEvent: Sendable, Hashable {
     case disconnected
 }
 
-/// Why a read could not be judged. Fingerprint names are fprintd's.
-public enum RetryReason: String, Sendable, CaseIterable, Hashable {
-    case tooShort = "too-short"
-    case notCentered = "not-centered"
-    case removeAndRetry = "remove-and-retry"
-    case tooFast = "too-fast"
-    /// No face in view.
-    case noFace = "no-face"
-    /// A matching face that was not looking at the screen while require-attention is on.
-    case attentionRequired = "attention-required"
-
+extension RetryReason {
     /// What the user should do, as a sentence.
     public var advice: String {
         switch self {

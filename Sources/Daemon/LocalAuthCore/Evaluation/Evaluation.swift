@@ -38,15 +38,6 @@ struct Evaluation: Sendable, Hashable {
         case failure(LAErrorCode)
     }
 
-    /// Why a policy-2 evaluation asks for the passcode.
-    enum PasscodeReason: Sendable, Hashable {
-        case noBiometry
-        case fallback
-        case attemptsExhausted
-        case lockedOut
-        case sensorLost
-    }
-
     /// Something the user should be told.
     enum Notice: Sendable, Hashable {
         case noMatch(BiometricModality)

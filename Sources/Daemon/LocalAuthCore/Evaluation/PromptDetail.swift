@@ -7,8 +7,8 @@ public enum PromptDetail: Sendable, Hashable {
     case waiting(Set<BiometricModality>)
     case noMatch(BiometricModality)
     case retry(RetryReason)
-    /// The passcode is wanted; the advice code says why.
-    case passcodeWanted(String)
+    /// The passcode is wanted, and why.
+    case passcodeWanted(PasscodeReason)
     case passcodeWrong
 
     /// The machine-readable detail an agent receives as `Advice`.
@@ -17,7 +17,7 @@ public enum PromptDetail: Sendable, Hashable {
         case .listening, .waiting, .passcodeWrong: ""
         case .noMatch(let modality): modality.rawValue
         case .retry(let reason): reason.rawValue
-        case .passcodeWanted(let why): why
+        case .passcodeWanted(let why): why.rawValue
         }
     }
 

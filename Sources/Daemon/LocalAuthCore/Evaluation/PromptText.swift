@@ -44,15 +44,13 @@ enum PromptText {
         case .retry(let retry):
             return Prompt(.retry, retry.advice, detail: .retry(retry))
         case .passcodeWanted(let why):
-            let lead: String, code: String
-            switch why {
-            case .noBiometry: (lead, code) = ("", "no-biometry")
-            case .fallback: (lead, code) = ("", "fallback")
-            case .attemptsExhausted: (lead, code) = ("Biometry did not recognize you. ", "attempts-exhausted")
-            case .lockedOut: (lead, code) = ("Biometry is locked after too many failed attempts. ", "locked-out")
-            case .sensorLost: (lead, code) = ("The biometric sensor is no longer available. ", "sensor-lost")
+            let lead = switch why {
+            case .noBiometry, .fallback: ""
+            case .attemptsExhausted: "Biometry did not recognize you. "
+            case .lockedOut: "Biometry is locked after too many failed attempts. "
+            case .sensorLost: "The biometric sensor is no longer available. "
             }
-            return Prompt(.passcode, "\(lead)Enter your passcode to \(reason). \(stop(options, reader))", detail: .passcodeWanted(code))
+            return Prompt(.passcode, "\(lead)Enter your passcode to \(reason). \(stop(options, reader))", detail: .passcodeWanted(why))
         case .passcodeWrong:
             return Prompt(.passcodeWrong, "Wrong passcode; try again. \(stop(options, reader))", detail: .passcodeWrong)
         }
