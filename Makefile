@@ -315,7 +315,8 @@ deb:
 	$(MAKE) deps APT_PACKAGES="$(APT_PACKAGES) $(DEB_PACKAGES)"
 	scripts/check-install.sh --deb
 
-## man/localauth.1 and completion/localauth.bash come from the CLI's command table; a test in
+## man/localauth.1 and completion/localauth.bash come from the CLI's command table, pam/localauth-api.h
+## and the desktop agent's constants block from the contract's declarations; a test in
 ## `make test` fails when the committed files differ from what the CLI generates. The sample
 ## configuration and localauthd.conf(5)'s settings sections come from the settings table
 ## (ConfigurationSetting.all), rewritten by ConfigurationSettingTests when asked to.
@@ -324,6 +325,9 @@ man completion:
 	"$$($(SWIFT) build --show-bin-path)/localauth" --help-man > man/localauth.1
 	"$$($(SWIFT) build --show-bin-path)/localauth" completion bash > completion/localauth.bash
 	"$$($(SWIFT) build --show-bin-path)/localauth" --help-c-header > pam/localauth-api.h
+	"$$($(SWIFT) build --show-bin-path)/localauth" --help-python-api | /usr/bin/python3 -c 'import sys; path = "agent-gtk/localauth-agent-gtk"; \
+	  text = open(path).read(); block = sys.stdin.read().rstrip("\n") + "\n"; start = text.index(block.splitlines()[0]); end = text.index("# END localauth API\n") + 20; \
+	  open(path, "w").write(text[:start] + block + text[end:])'
 	LOCALAUTH_WRITE_CONFIGURATION_DOCS=1 $(SWIFT) test --filter ConfigurationSettingTests
 
 ## The release daemon as `make release` links it (static Swift runtime; copied aside, since the

@@ -71,6 +71,15 @@ struct ManualAndCompletionTests {
         #expect(generated.stdout.contains("#define LA_ERROR_PASSCODE_LOCKOUT_CODE (-9001)"))
     }
 
+    @Test func desktopAgentConstantsAreGeneratedFromTheContract() async throws {
+        let generated = try await CLI.run(nil, ["--help-python-api"])
+        #expect(generated.status == 0)
+        #expect(try ExternalTool.file("agent-gtk/localauth-agent-gtk").contains(generated.stdout.trimmingCharacters(in: .newlines) + "\n"),
+                "agent-gtk/localauth-agent-gtk's constants are stale: run `make man` (localauth --help-python-api)")
+        #expect(generated.stdout.contains(#"    ALLOW_FACE = "allow-face""#))
+        #expect(generated.stdout.contains(#"    PASSCODE_RETRY_AFTER = "PasscodeRetryAfter""#))
+    }
+
     /// What `_localauth` offers for the words typed so far (the last one being completed).
     static func complete(_ words: [String]) async throws -> [String] {
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")

@@ -97,12 +97,12 @@ struct TPMSealedKeyTests {
             let original = try #require(SealingScratch.bytes(priv))
             var altered = original
             altered[altered.count - 1] ^= 0x01
-            FileManager.default.createFile(atPath: priv, contents: Data(altered))
+            _ = FileManager.default.createFile(atPath: priv, contents: Data(altered))
             chmod(priv, 0o600)
             let damaged = #expect(throws: RightVaultError.self) { try key.open() }
             #expect(damaged?.kind == .sealingUnavailable, "\(damaged?.message ?? "")")
 
-            FileManager.default.createFile(atPath: priv, contents: Data(original))
+            _ = FileManager.default.createFile(atPath: priv, contents: Data(original))
             chmod(priv, 0o600)
             _ = try key.open()
 

@@ -117,7 +117,7 @@ public final class LAAuthenticationAgent: Sendable {
         try connection.register(path: LocalAuthBusNames.agentPath, table: table) { [weak agent] call throws(DBusError) in
             guard call.sender == owner, agent != nil else { throw DBusError(.accessDenied, "Only localauthd may call this agent.") }
         }
-        let options: [String: DBusValue] = scope == .fallback ? ["Fallback": .bool(true)] : [:]
+        let options: [String: DBusValue] = scope == .fallback ? [LocalAuthAgentOption.fallback.rawValue: .bool(true)] : [:]
         let chosen = locale ?? ProcessInfo.processInfo.environment["LANG"] ?? "C"
         try await ManagerProxy(agent.connection).registerAgent(locale: chosen, options: options)
         connection.onDisconnect { continuation.finish() }

@@ -53,7 +53,7 @@ struct AgentCommand: ParsableCommand {
         let client = try await DaemonClient.connect(global)
         defer { client.close() }
         let (events, continuation) = AsyncStream<Event>.makeStream()
-        let options: [String: DBusValue] = fallback ? ["Fallback": .bool(true)] : [:]
+        let options: [String: DBusValue] = fallback ? [LocalAuthAgentOption.fallback.rawValue: .bool(true)] : [:]
         let endpoint = try await AgentEndpoint.register(client, options: options) { continuation.yield(.daemon($0)) }
         Interrupts.handler = { continuation.yield(.interrupt) }
         defer { Interrupts.handler = nil }

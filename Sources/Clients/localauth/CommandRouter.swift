@@ -25,6 +25,7 @@ enum CommandRouter {
         }
         if tool.manualPage { return .help(ManualPage.localauth) }
         if tool.cHeader { return .help(LocalAuthCHeader.text) }
+        if tool.pythonConstants { return .help(LocalAuthPythonConstants.text) }
         if tool.version && rest.isEmpty { return .version }
 
         let words = Array(rest.prefix { !$0.hasPrefix("-") })

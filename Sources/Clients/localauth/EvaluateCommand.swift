@@ -128,7 +128,7 @@ struct EvaluateCommand: ParsableCommand {
         var servedElsewhere = false
         if !noInteraction, policy.takesPasscode || !fallbackTitle.isEmpty {
             do throws(CLIError) {
-                agent = try await AgentEndpoint.register(client, options: ["OwnContexts": .bool(true)]) { continuation.yield(.agent($0)) }
+                agent = try await AgentEndpoint.register(client, options: [LocalAuthAgentOption.ownContexts.rawValue: .bool(true)]) { continuation.yield(.agent($0)) }
             } catch {
                 // Busy: the session's agent shows the sheet. Anything else: a daemon without agents.
                 if case .temporary = error {

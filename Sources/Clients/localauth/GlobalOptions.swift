@@ -20,6 +20,7 @@ struct ToolOptions: Sendable {
     var version = false
     var manualPage = false
     var cHeader = false
+    var pythonConstants = false
 
     static let rows: [Option<ToolOptions>] = [
         .flag(\.global.bus, "--system", setting: .system, "the system bus (default)"),
@@ -40,5 +41,6 @@ struct ToolOptions: Sendable {
         // and pam/localauth-api.h in step with them.
         .flag(\.manualPage, "--help-man", "the localauth(1) page in roff", hidden: true),
         .flag(\.cHeader, "--help-c-header", "the contract's names as a C header", hidden: true),
+        .flag(\.pythonConstants, "--help-python-api", "the contract's names for the Python desktop agent", hidden: true),
     ]
 }

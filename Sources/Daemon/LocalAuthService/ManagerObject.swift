@@ -177,19 +177,21 @@ struct ManagerObject: Sendable {
     }
 
     static func agentScope(_ options: [String: DBusValue]) throws(DBusError) -> AgentScope.Requested {
-        var scope = AgentScope.Requested.session
+        var chosen: [LocalAuthAgentOption] = []
         for (key, value) in options {
-            guard let flag = value.bool else { throw .invalidArgs("Option \(key) must be of type b, not \(value.signature).") }
-            switch key {
-            case "Fallback": if flag { scope = .fallback }
-            case "OwnContexts": if flag { scope = .ownContexts }
-            default: throw .invalidArgs("Unknown option \"\(key)\"; known: Fallback, OwnContexts.")
+            guard let option = LocalAuthAgentOption(rawValue: key) else {
+                throw .invalidArgs("Unknown option \"\(key)\"; known: \(LocalAuthAgentOption.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
+            guard let flag = value.bool else { throw .invalidArgs("Option \(key) must be of type b, not \(value.signature).") }
+            if flag { chosen.append(option) }
         }
-        if options["Fallback"]?.bool == true, options["OwnContexts"]?.bool == true {
-            throw .invalidArgs("Fallback and OwnContexts exclude each other; pass one.")
+        switch chosen.first {
+        case _ where chosen.count > 1:
+            throw .invalidArgs("\(LocalAuthAgentOption.allCases.map(\.rawValue).joined(separator: " and ")) exclude each other; pass one.")
+        case .fallback: return .fallback
+        case .ownContexts: return .ownContexts
+        case nil: return .session
         }
-        return scope
     }
 
     static func agentAnswer(_ response: String, _ passcode: Passcode) throws(DBusError) -> AgentAnswer {

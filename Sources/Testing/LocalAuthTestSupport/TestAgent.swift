@@ -56,7 +56,7 @@ public final class TestAgent: Sendable {
     }
 
     /// `RegisterAgent`; by default as a fallback agent (tests run outside logind sessions).
-    public func register(locale: String = "en_US.UTF-8", options: [String: DBusValue] = ["Fallback": .bool(true)]) async throws {
+    public func register(locale: String = "en_US.UTF-8", options: [String: DBusValue] = [LocalAuthAgentOption.fallback.rawValue: .bool(true)]) async throws {
         _ = try await manager("RegisterAgent", [.string(locale), .vardict(options)])
     }
 
