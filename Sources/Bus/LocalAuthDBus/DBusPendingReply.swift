@@ -42,6 +42,20 @@ public final class DBusPendingReply: Sendable {
         complete(.success(values))
     }
 
+    /// Replies with `value`, written straight into the reply as `Output`, the reply type of the
+    /// method's ``BusMethod`` declaration (``BusWire/Nothing`` for an empty reply).
+    public func send<Output: DBusArgument>(_ value: Output.Value, as output: Output.Type) {
+        guard completed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged,
+              isReplyExpected
+        else { return }
+        if connection.queue.isCurrent {
+            Self.send(value, as: output, to: address, member: member, on: connection, prepared: methodReturn)
+            return
+        }
+        let address = address, connection = connection, member = member, methodReturn = methodReturn
+        connection.queue.async { Self.send(value, as: output, to: address, member: member, on: connection, prepared: methodReturn) }
+    }
+
     /// Replies with `error`.
     public func fail(_ error: DBusError) {
         complete(.failure(error))
@@ -66,6 +80,23 @@ public final class DBusPendingReply: Sendable {
         }
         let address = address, connection = connection, member = member, methodReturn = methodReturn
         connection.queue.async { Self.send(result, to: address, member: member, on: connection, prepared: methodReturn) }
+    }
+
+    private static func send<Output: DBusArgument>(
+        _ value: Output.Value, as output: Output.Type, to address: DBusReplyAddress, member: String, on connection: DBusConnection,
+        prepared methodReturn: DBusMessage?
+    ) {
+        connection.queue.precondition()
+        let reply: DBusMessage?
+        do {
+            let message = try methodReturn ?? DBusMessage.methodReturn(to: address, arguments: [], on: connection)
+            try DBusMessageWriter.write(message) { (writer: inout DBusMessageWriter) throws(DBusError) in try Output.append(value, to: &writer) }
+            reply = message
+        } catch {
+            let invalid = DBusError.failed("the service's reply to \(member) is invalid: \((error as? DBusError)?.message ?? "\(error)")")
+            reply = try? DBusMessage.errorReply(to: address, invalid, on: connection)
+        }
+        if let reply { try? connection.send(reply) }
     }
 
     private static func send(

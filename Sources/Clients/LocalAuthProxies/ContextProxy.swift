@@ -67,7 +67,7 @@ public struct ContextProxy: Sendable {
 
     /// The secret of a right this context holds authorized.
     public func loadSecret(_ identifier: String) async throws -> [UInt8] {
-        try await proxy.call(ContextMethod.loadSecret, identifier)
+        try await proxy.call(ContextMethod.loadSecret, identifier).withBytes { Array($0) }
     }
 
     /// `data` signed with the authorized right's private key and `algorithm`.
@@ -77,13 +77,13 @@ public struct ContextProxy: Sendable {
 
     /// `ciphertext` decrypted with the authorized right's private key and an ECIES `algorithm`.
     public func decrypt(_ identifier: String, algorithm: String, ciphertext: [UInt8]) async throws -> [UInt8] {
-        try await proxy.call(ContextMethod.decrypt, identifier, algorithm, ciphertext)
+        try await proxy.call(ContextMethod.decrypt, identifier, algorithm, ciphertext).withBytes { Array($0) }
     }
 
     /// The shared secret of the authorized right's private key and `publicKey` (X9.63) with
     /// `algorithm`. Parameters keyed by ``LocalAuthExchangeKeysParameter``.
     public func exchangeKeys(_ identifier: String, publicKey: [UInt8], algorithm: String, parameters: [String: DBusValue] = [:]) async throws -> [UInt8] {
-        try await proxy.call(ContextMethod.exchangeKeys, identifier, publicKey, algorithm, parameters)
+        try await proxy.call(ContextMethod.exchangeKeys, identifier, publicKey, algorithm, parameters).withBytes { Array($0) }
     }
 
     /// Root only: the stored login password after a fresh biometric match of this context.

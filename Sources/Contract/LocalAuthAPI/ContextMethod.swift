@@ -19,14 +19,14 @@ public enum ContextMethod {
         "EvaluateRequirement", in: [A("requirement", "s"), A("localizedReason", "s"), A("options", "a{sv}")])
     public static let canEvaluateRequirement = BusMethod<String, BusWire.Vardict, BusWire.Nothing>(
         "CanEvaluateRequirement", in: [A("requirement", "s"), A("options", "a{sv}")])
-    public static let loadSecret = BusMethod<String, [UInt8]>("LoadSecret", in: [A("identifier", "s")], out: [A("secret", "ay")])
+    public static let loadSecret = BusMethod<String, BusWire.SecretBytes>("LoadSecret", in: [A("identifier", "s")], out: [A("secret", "ay", secret: true)])
     public static let sign = BusMethod<String, String, [UInt8], [UInt8]>(
         "Sign", in: [A("identifier", "s"), A("algorithm", "s"), A("data", "ay")], out: [A("signature", "ay")])
-    public static let decrypt = BusMethod<String, String, [UInt8], [UInt8]>(
-        "Decrypt", in: [A("identifier", "s"), A("algorithm", "s"), A("ciphertext", "ay")], out: [A("plaintext", "ay")])
-    public static let exchangeKeys = BusMethod<String, [UInt8], String, BusWire.Vardict, [UInt8]>(
+    public static let decrypt = BusMethod<String, String, [UInt8], BusWire.SecretBytes>(
+        "Decrypt", in: [A("identifier", "s"), A("algorithm", "s"), A("ciphertext", "ay")], out: [A("plaintext", "ay", secret: true)])
+    public static let exchangeKeys = BusMethod<String, [UInt8], String, BusWire.Vardict, BusWire.SecretBytes>(
         "ExchangeKeys", in: [A("identifier", "s"), A("public_key", "ay"), A("algorithm", "s"), A("parameters", "a{sv}")],
-        out: [A("shared", "ay")])
+        out: [A("shared", "ay", secret: true)])
     /// The password arrives as a secret: the reply's copy is wiped as it is read.
     public static let releaseLoginPassword = BusMethod<BusWire.Secret>("ReleaseLoginPassword", out: [A("password", "s", secret: true)])
     public static let discardLoginPassword = BusMethod<BusWire.Nothing>("DiscardLoginPassword")

@@ -81,7 +81,7 @@ final class BusObserver: EngineObserver {
     }
 
     func userStateChanged(_ uid: UInt32, _ state: UserState) {
-        let value = ManagerObject.encode(state)
+        let value = DBusValue.vardict(ManagerObject.encode(state))
         let recipients = watchers.withLock { $0.recipients(of: uid, value) }
         for client in recipients {
             try? connection.emitSignal(path: LocalAuthBusNames.managerPath, interface: LocalAuthBusNames.managerInterface,

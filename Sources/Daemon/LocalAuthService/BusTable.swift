@@ -23,26 +23,31 @@ struct BusTable: Sendable {
     let stage: AccessStage
 
     /// A row: `method`'s declaration, what its caller needs and its handler, which gets the engine,
-    /// the request and the arguments as the declared types.
-    func method<each Input: DBusArgument, Output>(
+    /// the request and the arguments as the declared types, and returns the reply as the declared
+    /// type (written straight into the reply), or nil when it answers later itself.
+    func method<each Input: DBusArgument, Output: DBusArgument>(
         _ method: BusMethod<repeat each Input, Output>, needs access: BusAccess,
-        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) async throws -> [DBusValue]?
+        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) async throws -> Output.Value?
     ) -> DBusVTable.Method {
         self.method(method, needs: { (_: repeat (each Input).Value) in access }, handler)
     }
 
     /// A row whose caller's needs depend on its arguments (`ListRights` of every application).
-    func method<each Input: DBusArgument, Output>(
+    func method<each Input: DBusArgument, Output: DBusArgument>(
         _ method: BusMethod<repeat each Input, Output>, needs access: @escaping @Sendable (repeat (each Input).Value) -> BusAccess,
-        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) async throws -> [DBusValue]?
+        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) async throws -> Output.Value?
     ) -> DBusVTable.Method {
         DBusVTable.Method(method) { [self] (call, arguments: repeat (each Input).Value) throws(DBusError) in
             let (stage, reply, values, access) = (self.stage, call.reply, (repeat each arguments), access(repeat each arguments))
             return submit(call) { engine, identity in
-                await Self.answer(reply) {
+                do {
                     let bus = try identity.get()
                     if !stage.grantsAtOnce(access, bus) { try await stage.check(access, bus) }
-                    return try await handler(engine, BusRequest(call: call, bus: bus), repeat each values)
+                    if let value = try await handler(engine, BusRequest(call: call, bus: bus), repeat each values) {
+                        reply.send(value, as: Output.self)
+                    }
+                } catch {
+                    reply.fail(Self.dbusError(error))
                 }
             }
         }
@@ -53,10 +58,12 @@ struct BusTable: Sendable {
     private func respond(_ call: DBusMethodCall, needs access: BusAccess, _ handler: @escaping Handler) -> DBusMethodReply {
         let (stage, reply) = (self.stage, call.reply)
         return submit(call) { engine, identity in
-            await Self.answer(reply) {
+            do {
                 let bus = try identity.get()
                 if !stage.grantsAtOnce(access, bus) { try await stage.check(access, bus) }
-                return try await handler(engine, bus)
+                if let values = try await handler(engine, bus) { reply.send(values) }
+            } catch {
+                reply.fail(Self.dbusError(error))
             }
         }
     }
@@ -74,16 +81,12 @@ struct BusTable: Sendable {
         return .deferred
     }
 
-    /// Answers with what `body` returns (nil: `body` answers itself later) or throws.
-    private static nonisolated(nonsending) func answer(_ reply: DBusPendingReply, _ body: nonisolated(nonsending) () async throws -> [DBusValue]?) async {
-        do {
-            if let values = try await body() { reply.send(values) }
-        } catch let error as LocalAuthError {
-            reply.fail(error.dbusError)
-        } catch let error as DBusError {
-            reply.fail(error)
-        } catch {
-            reply.fail(.failed("\(error)"))
+    /// What a handler threw, as the error to answer with.
+    private static func dbusError(_ error: any Error) -> DBusError {
+        switch error {
+        case let error as LocalAuthError: error.dbusError
+        case let error as DBusError: error
+        default: .failed("\(error)")
         }
     }
 

@@ -50,58 +50,58 @@ struct ContextObject: Sendable {
 
     // MARK: Handlers, one per method
 
-    static func canEvaluatePolicy(_ engine: isolated PolicyEngine, _ request: BusRequest, _ policy: UInt32) throws -> [DBusValue]? {
+    static func canEvaluatePolicy(_ engine: isolated PolicyEngine, _ request: BusRequest, _ policy: UInt32) throws -> Void? {
         try engine.canEvaluatePolicy(try Self.policy(policy), context: try id(request.call), caller: request.client)
-        return []
+        return ()
     }
 
     /// Answers when the evaluation ends.
-    static func evaluatePolicy(_ engine: isolated PolicyEngine, _ request: BusRequest, _ policy: UInt32, _ reason: String) throws -> [DBusValue]? {
+    static func evaluatePolicy(_ engine: isolated PolicyEngine, _ request: BusRequest, _ policy: UInt32, _ reason: String) throws -> Void? {
         let reply = request.call.reply
         engine.beginEvaluation(try Self.policy(policy), reason: reason, context: try id(request.call), caller: request.client) { answer(reply, $0.map { _ in }) }
         return nil
     }
 
-    static func submitPasscode(_ engine: isolated PolicyEngine, _ request: BusRequest, _ secret: DBusSecret) async throws -> [DBusValue]? {
+    static func submitPasscode(_ engine: isolated PolicyEngine, _ request: BusRequest, _ secret: DBusSecret) async throws -> Void? {
         try await engine.submitPasscode(Passcode(secret), context: try id(request.call), caller: request.client)
-        return []
+        return ()
     }
 
-    static func fallback(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> [DBusValue]? {
+    static func fallback(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> Void? {
         try engine.fallback(context: try id(request.call), caller: request.client)
-        return []
+        return ()
     }
 
-    static func cancel(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> [DBusValue]? {
+    static func cancel(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> Void? {
         try engine.cancel(context: try id(request.call), caller: request.client)
-        return []
+        return ()
     }
 
-    static func invalidate(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> [DBusValue]? {
+    static func invalidate(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> Void? {
         try engine.invalidate(context: try id(request.call), caller: request.client)
-        return []
+        return ()
     }
 
     /// Answers when the authorization ends.
-    static func authorizeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ reason: String) throws -> [DBusValue]? {
+    static func authorizeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ reason: String) throws -> Void? {
         let reply = request.call.reply
         engine.beginRightAuthorization(identifier, reason: reason, context: try id(request.call), caller: request.client) { answer(reply, $0) }
         return nil
     }
 
-    static func checkCanAuthorizeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> [DBusValue]? {
+    static func checkCanAuthorizeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> Void? {
         try engine.checkCanAuthorizeRight(identifier, context: try id(request.call), caller: request.client)
-        return []
+        return ()
     }
 
-    static func deauthorizeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> [DBusValue]? {
+    static func deauthorizeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> Void? {
         try engine.deauthorizeRight(identifier, context: try id(request.call), caller: request.client)
-        return []
+        return ()
     }
 
     /// Answers when the evaluation ends.
     static func evaluateRequirement(_ engine: isolated PolicyEngine, _ request: BusRequest, _ requirement: String, _ reason: String,
-                                    _ options: [String: DBusValue]) throws -> [DBusValue]? {
+                                    _ options: [String: DBusValue]) throws -> Void? {
         let domainState = try domainState(options)
         let reply = request.call.reply
         engine.beginRequirementEvaluation(requirement, domainState: domainState, reason: reason, context: try id(request.call),
@@ -110,39 +110,39 @@ struct ContextObject: Sendable {
     }
 
     static func canEvaluateRequirement(_ engine: isolated PolicyEngine, _ request: BusRequest, _ requirement: String,
-                                       _ options: [String: DBusValue]) throws -> [DBusValue]? {
+                                       _ options: [String: DBusValue]) throws -> Void? {
         try engine.canEvaluateRequirement(requirement, domainState: try domainState(options), context: try id(request.call), caller: request.client)
-        return []
+        return ()
     }
 
-    static func loadSecret(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> [DBusValue]? {
-        [bytes(try engine.loadSecret(identifier, context: try id(request.call), caller: request.client))]
+    static func loadSecret(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> DBusSecret? {
+        bytes(try engine.loadSecret(identifier, context: try id(request.call), caller: request.client))
     }
 
-    static func sign(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ algorithm: String, _ data: [UInt8]) throws -> [DBusValue]? {
-        [.bytes(try engine.sign(identifier, algorithm: algorithm, data: data, context: try id(request.call), caller: request.client))]
+    static func sign(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ algorithm: String, _ data: [UInt8]) throws -> [UInt8]? {
+        try engine.sign(identifier, algorithm: algorithm, data: data, context: try id(request.call), caller: request.client)
     }
 
     static func decrypt(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ algorithm: String,
-                        _ ciphertext: [UInt8]) throws -> [DBusValue]? {
-        [bytes(try engine.decrypt(identifier, algorithm: algorithm, ciphertext: ciphertext, context: try id(request.call), caller: request.client))]
+                        _ ciphertext: [UInt8]) throws -> DBusSecret? {
+        bytes(try engine.decrypt(identifier, algorithm: algorithm, ciphertext: ciphertext, context: try id(request.call), caller: request.client))
     }
 
     static func exchangeKeys(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ peer: [UInt8], _ algorithm: String,
-                             _ rawParameters: [String: DBusValue]) throws -> [DBusValue]? {
+                             _ rawParameters: [String: DBusValue]) throws -> DBusSecret? {
         let parameters = try exchangeParameters(rawParameters)
-        return [bytes(try engine.exchangeKeys(identifier, peerPublicKey: peer, algorithm: algorithm, requestedSize: parameters.requestedSize,
-                                              sharedInfo: parameters.sharedInfo, context: try id(request.call), caller: request.client))]
+        return bytes(try engine.exchangeKeys(identifier, peerPublicKey: peer, algorithm: algorithm, requestedSize: parameters.requestedSize,
+                                             sharedInfo: parameters.sharedInfo, context: try id(request.call), caller: request.client))
     }
 
-    static func releaseLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> [DBusValue]? {
+    static func releaseLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> DBusSecret? {
         let password = try engine.releaseLoginPassword(context: try id(request.call), caller: request.client)
-        return [.secret(password.withBytes { DBusSecret(copying: $0) })]
+        return password.withBytes { DBusSecret(copying: $0) }
     }
 
-    static func discardLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest) async throws -> [DBusValue]? {
+    static func discardLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest) async throws -> Void? {
         try await engine.discardLoginPassword(context: try id(request.call), caller: request.client)
-        return []
+        return ()
     }
 
     /// The context a call's path names; `UnknownObject` for any other path below the root.
@@ -177,15 +177,15 @@ struct ContextObject: Sendable {
     /// Replies to a call answered when an authorization or requirement evaluation ends.
     static func answer(_ reply: DBusPendingReply, _ result: Result<Void, LocalAuthError>) {
         switch result {
-        case .success: reply.send([])
+        case .success: reply.send((), as: BusWire.Nothing.self)
         case .failure(let error): reply.fail(error.dbusError)
         }
     }
 
     /// Secret bytes (a right's secret, a plaintext, a shared secret) as an `ay` reply value that
     /// no Swift array holds and whose copy in the reply is zeroed when it is freed.
-    static func bytes(_ secret: SecretBytes) -> DBusValue {
-        .secretBytes(secret.withBytes { DBusSecret(copying: $0) })
+    static func bytes(_ secret: SecretBytes) -> DBusSecret {
+        secret.withBytes { DBusSecret(copying: $0) }
     }
 
     /// The `DomainState` of EvaluateRequirement's and CanEvaluateRequirement's options (``LocalAuthRequirementOption``).

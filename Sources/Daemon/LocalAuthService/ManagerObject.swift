@@ -40,7 +40,7 @@ struct ManagerObject: Sendable {
             rows.method(ManagerMethod.agentResponse, needs: .unconfinedApp, Self.agentResponse),
             rows.method(ManagerMethod.getFaceConsents, needs: .anyone, Self.getFaceConsents),
             rows.method(ManagerMethod.setFaceConsent, needs: .unconfinedApp, Self.setFaceConsent),
-            rows.method(ManagerMethod.getBackends, needs: .anyone) { (engine: isolated PolicyEngine, _: BusRequest) in [Self.backends(engine)] },
+            rows.method(ManagerMethod.getBackends, needs: .anyone) { (engine: isolated PolicyEngine, _: BusRequest) in Self.backends(engine) },
         ], properties: rows.properties(needs: .anyone) { engine, _, _ in
             ["Version": .string(LocalAuthInterface.version), "Backends": Self.backends(engine)]
         })
@@ -51,7 +51,7 @@ struct ManagerObject: Sendable {
     /// `User` and a true `Unlock` are the engine's to authorize (it asks polkit itself); `Unlock: false`
     /// is refused alike, here.
     static func createContext(_ engine: isolated PolicyEngine, _ request: BusRequest, _ rawOptions: [String: DBusValue],
-                              stage: AccessStage) async throws -> [DBusValue]? {
+                              stage: AccessStage) async throws -> String? {
         let decoded = try ContextOptionsDecoder.decode(rawOptions)
         var options = decoded.options
         options.appIdentity = try? request.bus.app.get().id
@@ -64,35 +64,35 @@ struct ManagerObject: Sendable {
         } else {
             id = try engine.createContext(for: request.caller, unprivilegedOptions: options)
         }
-        return [.objectPath(LocalAuthBusNames.contextPath(id.rawValue))]
+        return LocalAuthBusNames.contextPath(id.rawValue)
     }
 
     /// Also sends the caller `PropertiesChanged` of its user state from now on.
-    static func getUserState(_ engine: isolated PolicyEngine, _ request: BusRequest, observer: BusObserver) -> [DBusValue]? {
+    static func getUserState(_ engine: isolated PolicyEngine, _ request: BusRequest, observer: BusObserver) -> [String: DBusValue]? {
         observer.watchUserState(request.client, uid: request.caller.uid)
-        return [Self.encode(engine.userState(of: request.caller.uid))]
+        return encode(engine.userState(of: request.caller.uid))
     }
 
-    static func setPasscode(_ engine: isolated PolicyEngine, _ request: BusRequest, _ current: DBusSecret, _ new: DBusSecret) async throws -> [DBusValue]? {
+    static func setPasscode(_ engine: isolated PolicyEngine, _ request: BusRequest, _ current: DBusSecret, _ new: DBusSecret) async throws -> Void? {
         try await engine.setPasscode(current: Passcode(current), new: Passcode(new), caller: request.caller)
-        return []
+        return ()
     }
 
-    static func removePasscode(_ engine: isolated PolicyEngine, _ request: BusRequest, _ current: DBusSecret) async throws -> [DBusValue]? {
+    static func removePasscode(_ engine: isolated PolicyEngine, _ request: BusRequest, _ current: DBusSecret) async throws -> Void? {
         try await engine.removePasscode(current: Passcode(current), caller: request.caller)
-        return []
+        return ()
     }
 
     /// On a provider, replies when the captures end, sending `EnrollProgress` to the caller only;
     /// the caller's later calls are not held up meanwhile (it may cancel), and one enrollment per
     /// connection runs at a time.
     static func enroll(_ engine: isolated PolicyEngine, _ request: BusRequest, _ name: String, _ label: String, _ secret: DBusSecret,
-                       enrollments: EnrollmentRegistry, connection: DBusConnection) async throws -> [DBusValue]? {
+                       enrollments: EnrollmentRegistry, connection: DBusConnection) async throws -> Void? {
         let modality = try modality(name)
         let passcode = Passcode(secret)
         guard enrollments.capturing.contains(modality) else {
             try await engine.enroll(modality, label: label, passcode: passcode, caller: request.caller)
-            return []
+            return ()
         }
         let (client, caller, reply) = (request.client, request.caller, request.call.reply)
         let started = enrollments.start(client, { () -> Result<Void, LocalAuthError> in
@@ -110,7 +110,7 @@ struct ManagerObject: Sendable {
             }
         }, then: { outcome in
             switch outcome {
-            case .success: reply.send([])
+            case .success: reply.send((), as: BusWire.Nothing.self)
             case .failure(let error): reply.fail(error.dbusError)
             }
         })
@@ -120,46 +120,45 @@ struct ManagerObject: Sendable {
         return nil
     }
 
-    static func unenroll(_ engine: isolated PolicyEngine, _ request: BusRequest, _ name: String, _ label: String, _ secret: DBusSecret) async throws -> [DBusValue]? {
+    static func unenroll(_ engine: isolated PolicyEngine, _ request: BusRequest, _ name: String, _ label: String, _ secret: DBusSecret) async throws -> Void? {
         try await engine.unenroll(try modality(name), label: label, passcode: Passcode(secret), caller: request.caller)
-        return []
+        return ()
     }
 
-    static func setRequireAttention(_ engine: isolated PolicyEngine, _ request: BusRequest, _ enabled: Bool, _ secret: DBusSecret) async throws -> [DBusValue]? {
+    static func setRequireAttention(_ engine: isolated PolicyEngine, _ request: BusRequest, _ enabled: Bool, _ secret: DBusSecret) async throws -> Void? {
         try await engine.setRequireAttention(enabled, passcode: Passcode(secret), caller: request.caller)
-        return []
+        return ()
     }
 
-    static func resetLockout(_ engine: isolated PolicyEngine, _ request: BusRequest, _ uid: UInt32) async throws -> [DBusValue]? {
+    static func resetLockout(_ engine: isolated PolicyEngine, _ request: BusRequest, _ uid: UInt32) async throws -> Void? {
         try await engine.resetLockout(user: uid, caller: request.caller)
-        return []
+        return ()
     }
 
-    static func registerAgent(_ engine: isolated PolicyEngine, _ request: BusRequest, _ locale: String, _ options: [String: DBusValue]) throws -> [DBusValue]? {
+    static func registerAgent(_ engine: isolated PolicyEngine, _ request: BusRequest, _ locale: String, _ options: [String: DBusValue]) throws -> Void? {
         try engine.registerAgent(request.caller, locale: locale, scope: try agentScope(options), app: try? request.bus.app.get())
-        return []
+        return ()
     }
 
-    static func unregisterAgent(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> [DBusValue]? {
+    static func unregisterAgent(_ engine: isolated PolicyEngine, _ request: BusRequest) throws -> Void? {
         try engine.unregisterAgent(request.client)
-        return []
+        return ()
     }
 
     static func agentResponse(_ engine: isolated PolicyEngine, _ request: BusRequest, _ cookie: String, _ response: String,
-                              _ secret: DBusSecret) async throws -> [DBusValue]? {
+                              _ secret: DBusSecret) async throws -> Void? {
         try await engine.agentResponse(cookie: cookie, try agentAnswer(response, Passcode(secret)), caller: request.caller)
-        return []
+        return ()
     }
 
-    static func getFaceConsents(_ engine: isolated PolicyEngine, _ request: BusRequest) -> [DBusValue]? {
-        let decisions = engine.faceConsentDecisions(of: request.caller.uid)
-        return [.array(elementSignature: "(sb)", decisions.sorted { $0.key < $1.key }.map { .structure([.string($0.key), .bool($0.value)]) })]
+    static func getFaceConsents(_ engine: isolated PolicyEngine, _ request: BusRequest) -> [(app: String, allowed: Bool)]? {
+        engine.faceConsentDecisions(of: request.caller.uid).sorted { $0.key < $1.key }.map { (app: $0.key, allowed: $0.value) }
     }
 
     static func setFaceConsent(_ engine: isolated PolicyEngine, _ request: BusRequest, _ app: String, _ allowed: Bool,
-                               _ secret: DBusSecret) async throws -> [DBusValue]? {
+                               _ secret: DBusSecret) async throws -> Void? {
         try await engine.setFaceConsent(app: app, allowed: allowed, passcode: Passcode(secret), caller: request.caller)
-        return []
+        return ()
     }
 
     /// The `Backends` property now: each backend's id, modality and availability (the fields of
@@ -205,7 +204,7 @@ struct ManagerObject: Sendable {
         return modality
     }
 
-    static func encode(_ state: UserState) -> DBusValue {
+    static func encode(_ state: UserState) -> [String: DBusValue] {
         var values: [String: DBusValue] = [:]
         for key in LocalAuthUserStateKey.allCases {
             values[key.rawValue] = switch key {
@@ -221,7 +220,7 @@ struct ManagerObject: Sendable {
             case .loginPasswordStored: .bool(state.loginPasswordStored)
             }
         }
-        return .vardict(values)
+        return values
     }
 }
 

@@ -37,58 +37,57 @@ struct RightsObject: Sendable {
     // MARK: Handlers, one per method
 
     static func saveRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String, _ requirement: String,
-                          _ secret: DBusSecret, _ options: [String: DBusValue]) async throws -> [DBusValue]? {
+                          _ secret: DBusSecret, _ options: [String: DBusValue]) async throws -> [String: DBusValue]? {
         try noOptions(options, of: RightsMethod.saveRight.member)
         let info = try await engine.saveRight(identifier, requirement: requirement, secret: Self.secret(secret), app: app(request.bus),
                                               caller: request.caller)
-        return [encode(info)]
+        return encode(info)
     }
 
-    static func getRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> [DBusValue]? {
-        [encode(try engine.right(identifier, app: app(request.bus), caller: request.caller))]
+    static func getRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) throws -> [String: DBusValue]? {
+        encode(try engine.right(identifier, app: app(request.bus), caller: request.caller))
     }
 
-    static func listRights(_ engine: isolated PolicyEngine, _ request: BusRequest, _ allApplications: Bool) throws -> [DBusValue]? {
-        let rights = try engine.rights(app: app(request.bus), allApplications: allApplications, caller: request.caller)
-        return [.array(elementSignature: "(ss)", rights.map { .structure([.string($0.application), .string($0.identifier)]) })]
+    static func listRights(_ engine: isolated PolicyEngine, _ request: BusRequest, _ allApplications: Bool) throws -> [(application: String, identifier: String)]? {
+        try engine.rights(app: app(request.bus), allApplications: allApplications, caller: request.caller).map { ($0.application, $0.identifier) }
     }
 
-    static func removeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) async throws -> [DBusValue]? {
+    static func removeRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ identifier: String) async throws -> Void? {
         try await engine.removeRight(identifier, app: app(request.bus), caller: request.caller)
-        return []
+        return ()
     }
 
-    static func removeAllRights(_ engine: isolated PolicyEngine, _ request: BusRequest) async throws -> [DBusValue]? {
+    static func removeAllRights(_ engine: isolated PolicyEngine, _ request: BusRequest) async throws -> Void? {
         try await engine.removeAllRights(app: app(request.bus), caller: request.caller)
-        return []
+        return ()
     }
 
     static func removeApplicationRight(_ engine: isolated PolicyEngine, _ request: BusRequest, _ application: String, _ identifier: String,
-                                       _ secret: DBusSecret) async throws -> [DBusValue]? {
+                                       _ secret: DBusSecret) async throws -> Void? {
         try await engine.removeApplicationRight(identifier, application: application, passcode: Passcode(secret), caller: request.caller)
-        return []
+        return ()
     }
 
     static func encrypt(_ engine: isolated PolicyEngine, _ request: BusRequest, _ publicKey: [UInt8], _ algorithm: String,
-                        _ plaintext: DBusSecret) throws -> [DBusValue]? {
+                        _ plaintext: DBusSecret) throws -> [UInt8]? {
         var bytes = plaintext.withBytes { Array($0) }
         defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
-        return [.bytes(try engine.encrypt(bytes, algorithm: algorithm, publicKey: publicKey, caller: request.caller))]
+        return try engine.encrypt(bytes, algorithm: algorithm, publicKey: publicKey, caller: request.caller)
     }
 
     static func verify(_ engine: isolated PolicyEngine, _ request: BusRequest, _ publicKey: [UInt8], _ algorithm: String, _ data: [UInt8],
-                       _ signature: [UInt8]) throws -> [DBusValue]? {
-        [.bool(try engine.verify(data, signature: signature, algorithm: algorithm, publicKey: publicKey, caller: request.caller))]
+                       _ signature: [UInt8]) throws -> Bool? {
+        try engine.verify(data, signature: signature, algorithm: algorithm, publicKey: publicKey, caller: request.caller)
     }
 
-    static func storeLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest, _ secret: DBusSecret) async throws -> [DBusValue]? {
+    static func storeLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest, _ secret: DBusSecret) async throws -> Void? {
         try await engine.storeLoginPassword(Passcode(secret), caller: request.caller)
-        return []
+        return ()
     }
 
-    static func removeLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest) async throws -> [DBusValue]? {
+    static func removeLoginPassword(_ engine: isolated PolicyEngine, _ request: BusRequest) async throws -> Void? {
         try await engine.removeLoginPassword(caller: request.caller)
-        return []
+        return ()
     }
 
     /// The caller's application identity, or nil when the bus could not tell (the engine refuses it).
@@ -109,7 +108,7 @@ struct RightsObject: Sendable {
     }
 
     /// A right's `a{sv}`: exactly the keys of ``LocalAuthRightKey``.
-    static func encode(_ info: RightInfo) -> DBusValue {
+    static func encode(_ info: RightInfo) -> [String: DBusValue] {
         var values: [String: DBusValue] = [:]
         for key in LocalAuthRightKey.allCases {
             values[key.rawValue] = switch key {
@@ -122,6 +121,6 @@ struct RightsObject: Sendable {
             case .invalidated: .bool(info.invalidated)
             }
         }
-        return .vardict(values)
+        return values
     }
 }

@@ -26,7 +26,7 @@ struct SimulatorObject: Sendable {
             rows.method(method, needs: .simulator) { (_: isolated PolicyEngine, _: BusRequest, arguments: repeat (each Input).Value) in
                 let (sensor, input) = try decode(repeat each arguments)
                 if try !sensor.queueUnlessArmed(input) { try await sensor.simulate(input) }
-                return []
+                return ()
             }
         }
         return DBusVTable(LocalAuthInterface.simulator, methods: [
@@ -42,21 +42,21 @@ struct SimulatorObject: Sendable {
             rows.method(SimulatorMethod.setConnected, needs: .simulator) { (engine: isolated PolicyEngine, _: BusRequest, name: String, connected: Bool) in
                 try await Self.require(try ManagerObject.modality(name), in: sensors).setConnected(connected)
                 observer.backendsChanged(ManagerObject.backends(engine))
-                return []
+                return ()
             },
             rows.method(SimulatorMethod.pressCancel, needs: .simulator) { (engine: isolated PolicyEngine, _: BusRequest) in
                 try engine.press(.cancel)
-                return []
+                return ()
             },
             rows.method(SimulatorMethod.pressFallback, needs: .simulator) { (engine: isolated PolicyEngine, _: BusRequest) in
                 try engine.press(.fallback)
-                return []
+                return ()
             },
             rows.method(SimulatorMethod.reset, needs: .simulator) { (engine: isolated PolicyEngine, _: BusRequest) in
                 queue.clear()
                 for modality in BiometricModality.allCases { await sensors[modality]?.setConnected(true) }
                 observer.backendsChanged(ManagerObject.backends(engine))
-                return []
+                return ()
             },
         ], properties: rows.properties(needs: .simulator) { _, _, _ in ["Pending": .uint32(UInt32(queue.pending))] })
     }
