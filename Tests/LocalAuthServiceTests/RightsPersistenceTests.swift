@@ -96,7 +96,7 @@ struct RightsPersistenceTests {
             }
             #expect(await errorName { _ = try await client.rightsProxy.right("r") } != nil)
             let context = client.contextProxy(try await client.createContext())
-            try await context.canEvaluatePolicy(2)
+            try await context.canEvaluatePolicy(.deviceOwnerAuthentication)
             #expect(daemon.logText.contains("rights: unavailable"), "\(daemon.logText)")
         }
     }

@@ -362,7 +362,7 @@ struct RightsTests {
             let client = try await Client(bus)
             try await client.setUp(fingers: ["left-thumb"])
             let context = client.contextProxy(try await client.createContext())
-            try await context.canEvaluatePolicy(1)
+            try await context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics)
             let domainState = try #require(try await context.property("EvaluatedPolicyDomainState").bytes)
             try await context.canEvaluateRequirement("biometry-current-set", options: ["DomainState": .bytes(domainState)])
             #expect(await client.evaluate(context, "biometry-current-set", options: ["DomainState": .bytes(domainState)]) {

@@ -66,6 +66,17 @@ extension UInt8: DBusArgument {
     public static func append(_ value: UInt8, to writer: inout DBusMessageWriter) throws(DBusError) { try writer.byte(value) }
 }
 
+/// A policy's `u`: a number that is not one of Apple's policies is refused as the call's arguments are read.
+extension LAPolicy: DBusArgument {
+    public static var signature: String { "u" }
+    public static func read(from reader: inout DBusMessageReader) throws(DBusError) -> LAPolicy {
+        let raw = try reader.uint32()
+        guard let policy = LAPolicy(rawValue: Int(raw)) else { throw .invalidArgs(LAPolicy.unknown(Int(raw))) }
+        return policy
+    }
+    public static func append(_ value: LAPolicy, to writer: inout DBusMessageWriter) throws(DBusError) { try writer.uint32(UInt32(value.rawValue)) }
+}
+
 extension BusWire.Nothing: DBusArgument {
     public typealias Value = Void
     public static var signature: String { "" }

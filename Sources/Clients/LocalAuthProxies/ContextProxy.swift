@@ -16,13 +16,13 @@ public struct ContextProxy: Sendable {
     public var path: String { proxy.path }
 
     /// Returns when `policy` (an LAPolicy raw value) could be evaluated now; the LAError otherwise.
-    public func canEvaluatePolicy(_ policy: UInt32) async throws {
+    public func canEvaluatePolicy(_ policy: LAPolicy) async throws {
         try await proxy.call(ContextMethod.canEvaluatePolicy, policy)
     }
 
     /// Returns when the evaluation succeeded; an evaluation may wait for the user as long as
     /// `timeout` allows.
-    public func evaluatePolicy(_ policy: UInt32, reason: String, timeout: Duration? = nil) async throws {
+    public func evaluatePolicy(_ policy: LAPolicy, reason: String, timeout: Duration? = nil) async throws {
         try await proxy.call(ContextMethod.evaluatePolicy, policy, reason, timeout: timeout)
     }
 

@@ -212,7 +212,7 @@ final class ContextSession: Sendable {
             let daemon: Daemon
             do { daemon = try await daemonContext() } catch { return done(.unavailable(for: policy, because: error)) }
             do {
-                try await daemon.proxy.canEvaluatePolicy(UInt32(policy.rawValue))
+                try await daemon.proxy.canEvaluatePolicy(policy)
                 await refresh(daemon)
                 done(nil)
             } catch {

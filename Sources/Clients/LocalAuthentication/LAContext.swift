@@ -83,7 +83,7 @@ open class LAContext: NSObject, @unchecked Sendable {
     ) {
         let reason = reason(localizedReason)
         let call = ContextSession.EvaluationCall(
-            perform: { try await $0.evaluatePolicy(UInt32(policy.rawValue), reason: reason, timeout: $1) },
+            perform: { try await $0.evaluatePolicy(policy, reason: reason, timeout: $1) },
             acceptsPasscode: policy == .deviceOwnerAuthentication)
         session.send(.evaluate(call) { failure in
             let error = failure.map { LAError($0, policy: policy) }

@@ -183,7 +183,7 @@ open class LAEnvironment: NSObject, @unchecked Sendable {
         guard let path = try? await ManagerProxy(connection).createContext() else { return nil }
         let context = ContextProxy(connection, path: path)
         defer { Task(executorPreference: ClientExecutor.shared) { try? await context.invalidate() } }
-        guard (try? await context.canEvaluatePolicy(UInt32(LAPolicy.deviceOwnerAuthenticationWithBiometrics.rawValue))) != nil,
+        guard (try? await context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics)) != nil,
               let bytes = try? await context.property("EvaluatedPolicyDomainState").bytes, !bytes.isEmpty
         else { return nil }
         return Data(bytes)

@@ -88,7 +88,7 @@ struct EvaluateCommand: ParsableCommand {
         let (policy, reason) = (policy, reason)
         let failure = try await authenticate(global, client, context, stdinPasscode: &stdinPasscode) { () async throws(CLIError) in
             let timeout = global.timeout ?? .seconds(86_400)
-            try await client.context(context) { try await $0.evaluatePolicy(policy.wireValue, reason: reason, timeout: timeout) }
+            try await client.context(context) { try await $0.evaluatePolicy(policy, reason: reason, timeout: timeout) }
         }
         let output = global.output
         guard let failure else {

@@ -38,7 +38,4 @@ extension LAPolicy: ExpressibleByArgument {
 
     /// Whether the passcode can satisfy it.
     var takesPasscode: Bool { self == .deviceOwnerAuthentication }
-
-    /// The `u` the daemon's `EvaluatePolicy` and `CanEvaluatePolicy` take.
-    var wireValue: UInt32 { UInt32(rawValue) }
 }

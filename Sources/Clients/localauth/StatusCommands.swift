@@ -127,7 +127,7 @@ enum StatusCommands {
     /// CanEvaluatePolicy: nil error when it could be evaluated, else the LAError it would fail with.
     static func check(_ policy: LAPolicy, on context: String, _ client: DaemonClient) async throws(CLIError) -> Answer {
         do throws(CLIError) {
-            try await client.context(context) { try await $0.canEvaluatePolicy(policy.wireValue) }
+            try await client.context(context) { try await $0.canEvaluatePolicy(policy) }
             return Answer(error: nil)
         } catch {
             guard case .authentication = error else { throw error }

@@ -4,8 +4,8 @@
 public enum ContextMethod {
     private typealias A = DBusInterfaceDescription.Argument
 
-    public static let canEvaluatePolicy = BusMethod<UInt32, BusWire.Nothing>("CanEvaluatePolicy", in: [A("policy", "u")])
-    public static let evaluatePolicy = BusMethod<UInt32, String, BusWire.Nothing>(
+    public static let canEvaluatePolicy = BusMethod<LAPolicy, BusWire.Nothing>("CanEvaluatePolicy", in: [A("policy", "u")])
+    public static let evaluatePolicy = BusMethod<LAPolicy, String, BusWire.Nothing>(
         "EvaluatePolicy", in: [A("policy", "u"), A("localizedReason", "s")])
     public static let submitPasscode = BusMethod<BusWire.Secret, BusWire.Nothing>("SubmitPasscode", in: [A("passcode", "s", secret: true)])
     public static let fallback = BusMethod<BusWire.Nothing>("Fallback")

@@ -24,3 +24,10 @@ public enum LAPolicy: Int, Sendable, Hashable, CaseIterable {
     @available(*, deprecated, renamed: "deviceOwnerAuthenticationWithBiometricsOrCompanion")
     public static var deviceOwnerAuthenticationWithBiometricsOrWatch: LAPolicy { .deviceOwnerAuthenticationWithBiometricsOrCompanion }
 }
+
+extension LAPolicy {
+    /// Why `rawValue` is refused as a policy: any value but 1…5.
+    public static func unknown(_ rawValue: Int) -> String {
+        "Unknown policy \(rawValue): use 1 (biometrics), 2 (device owner: biometrics or passcode), 3, 4 or 5."
+    }
+}

@@ -50,15 +50,15 @@ struct ContextObject: Sendable {
 
     // MARK: Handlers, one per method
 
-    static func canEvaluatePolicy(_ engine: isolated PolicyEngine, _ request: BusRequest, _ policy: UInt32) throws -> Void? {
-        try engine.canEvaluatePolicy(try Self.policy(policy), context: try id(request.call), caller: request.client)
+    static func canEvaluatePolicy(_ engine: isolated PolicyEngine, _ request: BusRequest, _ policy: LAPolicy) throws -> Void? {
+        try engine.canEvaluatePolicy(policy, context: try id(request.call), caller: request.client)
         return ()
     }
 
     /// Answers when the evaluation ends.
-    static func evaluatePolicy(_ engine: isolated PolicyEngine, _ request: BusRequest, _ policy: UInt32, _ reason: String) throws -> Void? {
+    static func evaluatePolicy(_ engine: isolated PolicyEngine, _ request: BusRequest, _ policy: LAPolicy, _ reason: String) throws -> Void? {
         let reply = request.call.reply
-        engine.beginEvaluation(try Self.policy(policy), reason: reason, context: try id(request.call), caller: request.client) { answer(reply, $0.map { _ in }) }
+        engine.beginEvaluation(policy, reason: reason, context: try id(request.call), caller: request.client) { answer(reply, $0.map { _ in }) }
         return nil
     }
 
@@ -223,9 +223,5 @@ struct ContextObject: Sendable {
             }
         }
         return result
-    }
-
-    static func policy(_ raw: UInt32) throws(DBusError) -> LAPolicy {
-        do { return try LAPolicy(validating: Int(raw)) } catch { throw error.dbusError }
     }
 }

@@ -5,7 +5,7 @@ extension LAPolicy {
     /// Reads a policy from an untrusted number; any value but 1…5 is an invalid argument.
     public init(validating rawValue: Int) throws(LocalAuthError) {
         guard let policy = LAPolicy(rawValue: rawValue) else {
-            throw LocalAuthError(.invalidArgument, "Unknown policy \(rawValue): use 1 (biometrics), 2 (device owner: biometrics or passcode), 3, 4 or 5.")
+            throw LocalAuthError(.invalidArgument, LAPolicy.unknown(rawValue))
         }
         self = policy
     }
