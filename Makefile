@@ -9,7 +9,7 @@ APT_PACKAGES = pkg-config libsodium-dev libdbus-1-dev libsystemd-dev dbus python
                fprintd libfprint-2-2 gettext \
                gir1.2-gtk-4.0 gir1.2-adw-1 xvfb at-spi2-core gir1.2-atspi-2.0 imagemagick xdotool desktop-file-utils \
                openssl python3-cryptography \
-               libssl-dev libtss2-dev swtpm swtpm-tools
+               libssl-dev libtss2-dev swtpm swtpm-tools valgrind
 # …and what `make deb` needs besides.
 DEB_PACKAGES = dpkg-dev debhelper lintian fakeroot
 

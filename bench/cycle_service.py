@@ -2,6 +2,7 @@
 `make bench` measures, for the scripts in bench/ that look inside one service while it runs it."""
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -21,13 +22,16 @@ class CycleService:
     to start. `program` names the calling script in messages."""
 
     def __init__(self, program, binary, floor=False, wrapper=(), environment=None):
+        # A parent that blocked SIGTERM (Foundation.Process does, for `make bench`'s harness) would
+        # hand that mask to the bus and the service, and stop() would wait for them forever.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
         self.program, self.binary, self.floor = program, binary, floor
         self.scratch = tempfile.mkdtemp(prefix=f"{program}-")
         with open(f"{self.scratch}/bus.conf", "w") as conf:
             conf.write(f"""<busconfig><type>session</type><listen>unix:path={self.scratch}/bus</listen><auth>EXTERNAL</auth>
 <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/><allow user="*"/></policy></busconfig>""")
         with open(f"{self.scratch}/localauthd.conf", "w") as conf:
-            conf.write("max_contexts = 20000\nbiometry_max_failures = 1000\nface_consent = false\n")
+            conf.write("max_contexts = 20000\nmax_contexts_per_client = 20000\nmax_contexts_per_user = 20000\nbiometry_max_failures = 1000\nface_consent = false\n")
         self.bus = subprocess.Popen(["dbus-daemon", "--config-file", f"{self.scratch}/bus.conf", "--nofork", "--print-address"],
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         address = self.bus.stdout.readline().decode().strip()
@@ -69,10 +73,23 @@ class CycleService:
         context.Invalidate()
 
     def stop(self):
-        self.server.terminate()
-        self.server.wait()
-        self.bus.terminate()
-        self.bus.wait()
+        """SIGTERM to the service, then the bus; whichever has not exited 30 s later (valgrind
+        writes its profile first) is killed, and the failure says so."""
+        stuck = [name for name, process in (("service", self.server), ("dbus-daemon", self.bus)) if not self._end(process)]
+        if stuck:
+            raise SystemExit(f"{self.program}: the {' and the '.join(stuck)} did not exit on SIGTERM within 30 s and was killed; "
+                             f"see {self.scratch}/server.log")
+
+    @staticmethod
+    def _end(process):
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+            return True
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            return False
 
     def __enter__(self):
         return self

@@ -199,6 +199,9 @@ if options.concurrentOnly {
         for c in many { c.connection.close() }
     }
     try await daemon.stop(watcher: watcher)
+    // exit() skips the defers above: the floors would outlive the harness (and hold its output pipe).
+    kill(echoProcess.processIdentifier, SIGKILL)
+    kill(floorProcess.processIdentifier, SIGKILL)
     exit(0)
 }
 

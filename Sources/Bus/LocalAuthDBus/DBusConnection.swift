@@ -56,7 +56,7 @@ public final class DBusConnection: @unchecked Sendable {
     /// while anything is held.
     static let heldBackPatience = Duration.milliseconds(10)
 
-    /// Opens a private connection on a new ``DBusEventLoop`` and registers with the bus (`Hello`).
+    /// Opens a private connection on `loop` (nil: a new ``DBusEventLoop``) and registers with the bus (`Hello`).
     ///
     /// Uses `dbus_connection_open_private` + `dbus_bus_register` rather than `dbus_bus_get`, and
     /// turns off libdbus's exit-on-disconnect. The blocking handshake runs on the loop.
@@ -64,9 +64,9 @@ public final class DBusConnection: @unchecked Sendable {
     ///   for a service that answers many clients: what the bus has not read yet waits there in
     ///   order, ahead of any reply sent now, and the default (~208 KiB) holds a thousand small
     ///   replies. Messages beyond it wait in this connection's queues, each destination in turn.
-    public static func connect(to bus: DBusBus, sendBuffer: Int32? = nil) async throws -> DBusConnection {
+    public static func connect(to bus: DBusBus, sendBuffer: Int32? = nil, on loop: DBusEventLoop? = nil) async throws -> DBusConnection {
         let address = try bus.resolvedAddress()
-        let queue = DBusEventLoop()
+        let queue = loop ?? DBusEventLoop()
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 continuation.resume(with: Result { () throws(DBusError) in

@@ -117,6 +117,15 @@ extension DBusEventLoop: TaskExecutor {
 }
 
 extension DBusEventLoop {
+    /// Runs `job` as the loop's task executor once `due` has passed (a delayed job, such as
+    /// `Task.sleep`'s, when the loop is the process's default executor): the loop keeps it and
+    /// bounds its `poll` by the earliest, so a sleeping task costs no thread and no timer.
+    public func enqueue(_ job: consuming ExecutorJob, at due: ContinuousClock.Instant) {
+        runner.submit(.job(UnownedJob(job)), at: due)
+    }
+}
+
+extension DBusEventLoop {
     /// ``DBusEventLoop/makeSerialExecutor()``: the loop's thread is the actor's whole isolation. Whatever
     /// runs there (a job, a handed-over block, a libdbus callback) runs alone, so being on the
     /// thread is being isolated — as long as nothing re-enters the actor from inside one of its
@@ -157,6 +166,8 @@ extension DBusEventLoop {
         /// What other threads hand over, and whether the loop sleeps in `poll` (then they wake it).
         private struct Shared {
             var pending: [Work] = []
+            /// Work due later, earliest first.
+            var scheduled: [(due: ContinuousClock.Instant, work: Work)] = []
             var sleeping = false
             var stopping = false
         }
@@ -231,6 +242,19 @@ extension DBusEventLoop {
             if wake { self.wake() }
         }
 
+        /// Hands over `work` to run once `due` has passed.
+        func submit(_ work: Work, at due: ContinuousClock.Instant) {
+            let wake = shared.withLock { shared -> Bool in
+                let index = shared.scheduled.firstIndex { $0.due > due } ?? shared.scheduled.endIndex
+                shared.scheduled.insert((due, work), at: index)
+                // Only a new earliest deadline changes how long the loop may sleep.
+                guard index == 0 else { return false }
+                defer { shared.sleeping = false }
+                return shared.sleeping
+            }
+            if wake { self.wake() }
+        }
+
         func stop() {
             let wake = shared.withLock { shared -> Bool in
                 shared.stopping = true
@@ -261,11 +285,11 @@ extension DBusEventLoop {
             while true {
                 let more = dispatch?() ?? false
                 runPending()
-                let (sleep, stopping) = shared.withLock { shared -> (Bool, Bool) in
+                let (sleep, stopping, nextDue) = shared.withLock { shared -> (Bool, Bool, ContinuousClock.Instant?) in
                     shared.sleeping = !more && shared.pending.isEmpty
-                    return (shared.sleeping, shared.stopping)
+                    return (shared.sleeping, shared.stopping, shared.scheduled.first?.due)
                 }
-                if stopping && sleep { return }
+                if stopping && sleep && nextDue == nil { return }
                 descriptors.removeAll(keepingCapacity: true)
                 polled.removeAll(keepingCapacity: true)
                 descriptors.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
@@ -277,7 +301,7 @@ extension DBusEventLoop {
                     descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
                     polled.append(watch)
                 }
-                let timeout = sleep ? pollTimeout(within: recheck?()) : 0
+                let timeout = sleep ? pollTimeout(within: recheck?(), due: nextDue) : 0
                 let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
                 shared.withLock { $0.sleeping = false }
                 if ready > 0 {
@@ -298,6 +322,18 @@ extension DBusEventLoop {
                     }
                 }
                 fireTimeouts()
+                moveDueWork()
+            }
+        }
+
+        /// Moves the scheduled work whose time has come to the front of what runs next.
+        private func moveDueWork() {
+            let now = ContinuousClock.now
+            shared.withLock { shared in
+                let due = shared.scheduled.prefix { $0.due <= now }
+                guard !due.isEmpty else { return }
+                shared.pending.insert(contentsOf: due.map(\.work), at: 0)
+                shared.scheduled.removeFirst(due.count)
             }
         }
 
@@ -338,9 +374,11 @@ extension DBusEventLoop {
             }
         }
 
-        /// Until the next libdbus timeout, at most `bound`; -1 (forever) when neither is set.
-        private func pollTimeout(within bound: Duration?) -> Int32 {
-            var remaining = timeouts.values.min().map { $0 - .now }
+        /// Until the next libdbus timeout or scheduled work, at most `bound`; -1 (forever) when none is set.
+        private func pollTimeout(within bound: Duration?, due: ContinuousClock.Instant?) -> Int32 {
+            let now = ContinuousClock.now
+            var remaining = timeouts.values.min().map { $0 - now }
+            if let due { remaining = min(remaining ?? (due - now), due - now) }
             if let bound { remaining = min(remaining ?? bound, bound) }
             guard let remaining else { return -1 }
             if remaining <= .zero { return 0 }

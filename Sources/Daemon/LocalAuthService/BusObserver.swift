@@ -11,6 +11,8 @@ import Synchronization
 /// its next deadline. Called on the engine's actor and the callers' queues; all state here is
 /// behind mutexes.
 final class BusObserver: EngineObserver {
+    /// Where deadline timers fire: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    private static let timerQueue = DispatchQueue(label: "localauthd.deadlines")
     struct TimerSlot: @unchecked Sendable {
         var source: (any DispatchSourceTimer)?
     }
@@ -106,7 +108,7 @@ final class BusObserver: EngineObserver {
     func nextDeadlineChanged(_ deadline: BootTime?) {
         let engine = self.engine.withLock { $0 }
         let replacement: (any DispatchSourceTimer)? = deadline.map { deadline in
-            let source = DispatchSource.makeTimerSource(queue: .global())
+            let source = DispatchSource.makeTimerSource(queue: Self.timerQueue)
             let delay = deadline.remaining(from: clock.uptime())
             source.schedule(deadline: .now() + .milliseconds(Int((delay * 1000).rounded(.up))), leeway: .milliseconds(50))
             source.setEventHandler { Task { await engine?.handleDeadlines() } }

@@ -43,9 +43,13 @@ public final class Daemon: Sendable {
         public var idleExit: Double?
         /// How often to ping the service manager's watchdog; nil: it does not watch.
         public var watchdogInterval: Duration?
+        /// The thread the bus connection and the engine run on; nil: a new one. localauthd passes
+        /// the loop it made the process's default executor, so that every task runs there.
+        public var loop: DBusEventLoop?
 
         public init(configuration: Configuration, configPath: String?, stateDirectory: String, bus: DBusBus,
-                    simulatorGroup: UInt32?, providers: [ProviderDescriptor], idleExit: Double?, watchdogInterval: Duration?) {
+                    simulatorGroup: UInt32?, providers: [ProviderDescriptor], idleExit: Double?, watchdogInterval: Duration?,
+                    loop: DBusEventLoop? = nil) {
             self.configuration = configuration
             self.configPath = configPath
             self.stateDirectory = stateDirectory
@@ -54,6 +58,7 @@ public final class Daemon: Sendable {
             self.providers = providers
             self.idleExit = idleExit
             self.watchdogInterval = watchdogInterval
+            self.loop = loop
         }
     }
 
@@ -116,7 +121,7 @@ public final class Daemon: Sendable {
         }
         let connection: DBusConnection
         do {
-            connection = try await DBusConnection.connect(to: settings.bus, sendBuffer: 8 * 1024)
+            connection = try await DBusConnection.connect(to: settings.bus, sendBuffer: 8 * 1024, on: settings.loop)
         } catch {
             throw StartError(exitStatus: 69, description: "cannot connect to \(settings.bus): \(error)")
         }

@@ -7,6 +7,8 @@ import Glibc
 /// SIGTERM and SIGINT stop the daemon, SIGHUP reloads it: turned into ``DaemonEvent``s. Started
 /// first, so a signal during start-up waits in the event stream instead of killing the daemon.
 final class SignalUnit: DaemonUnit {
+    /// Where signals are delivered: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    private static let queue = DispatchQueue(label: "localauthd.signals")
     let name = "signals"
     private let emit: @Sendable (DaemonEvent) -> Void
     /// Made by `start`, read by `shutdown`; the daemon calls them in order, never at once.
@@ -21,7 +23,7 @@ final class SignalUnit: DaemonUnit {
         for signalNumber in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { signal(signalNumber, SIG_IGN) }
         let emit = self.emit
         sources = [(SIGTERM, DaemonEvent.stop(reason: "SIGTERM")), (SIGINT, .stop(reason: "SIGINT")), (SIGHUP, .reload)].map { signalNumber, event in
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: Self.queue)
             source.setEventHandler { emit(event) }
             source.resume()
             return source

@@ -8,6 +8,8 @@ import Synchronization
 /// Pings the service manager's watchdog every `interval`, through the loop that serves the bus
 /// and then the engine, so a stuck bus loop or a stuck engine stops the pings.
 final class WatchdogUnit: DaemonUnit {
+    /// Where the timer fires: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    private static let queue = DispatchQueue(label: "localauthd.watchdog")
     let name = "watchdog"
     private let interval: Duration
     private let loop: DBusEventLoop
@@ -26,7 +28,7 @@ final class WatchdogUnit: DaemonUnit {
     }
 
     func start() {
-        let source = DispatchSource.makeTimerSource(queue: .global())
+        let source = DispatchSource.makeTimerSource(queue: Self.queue)
         let nanoseconds = Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000)
         source.schedule(deadline: .now(), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(10))
         let (status, loop) = (self.status, self.loop)

@@ -18,6 +18,8 @@ import Synchronization
 public final class HeapTrimmer: Sendable {
     public static let contextsPerTrim = 256
     public static let delay = DispatchTimeInterval.milliseconds(100)
+    /// Where the trim runs: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    private static let queue = DispatchQueue(label: "localauthd.heap-trim")
 
     private struct Pending {
         var released = 0
@@ -48,7 +50,7 @@ public final class HeapTrimmer: Sendable {
             return true
         }
         guard schedule else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.delay) { [self] in
+        Self.queue.asyncAfter(deadline: .now() + Self.delay) { [self] in
             pending.withLock { $0 = Pending() }
             _ = Self.mallocTrim?(0)
         }

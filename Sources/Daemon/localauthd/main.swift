@@ -13,6 +13,7 @@ import LocalAuthVault
 import Glibc
 #endif
 
+DaemonExecutors.install()
 TPMSealedKey.quietLogging()
 let log = SystemLog()
 
@@ -59,5 +60,6 @@ let stateDirectory = options.stateDirectory
 DaemonProcess.serve(
     Daemon.Settings(configuration: loaded.configuration, configPath: options.configPath, stateDirectory: stateDirectory,
                     bus: options.bus, simulatorGroup: loaded.simulatorGroup, providers: loaded.providers,
-                    idleExit: options.idleExit, watchdogInterval: ServiceManager.watchdogInterval),
+                    idleExit: options.idleExit, watchdogInterval: ServiceManager.watchdogInterval,
+                    loop: DaemonExecutors.loop),
     registry: registry, log: log)

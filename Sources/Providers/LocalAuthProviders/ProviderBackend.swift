@@ -47,6 +47,8 @@ public final class ProviderBackend: CapturingBackend {
     /// per failure up to the maximum.
     static let initialRetryDelay = 1.0
     static let maximumRetryDelay = 60.0
+    /// Where retries wait: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    private static let retries = DispatchQueue(label: "localauthd.provider-retries")
 
     public let descriptor: ProviderDescriptor
     public var id: String { descriptor.id }
@@ -544,7 +546,7 @@ public final class ProviderBackend: CapturingBackend {
             return state.retryDelay
         }
         guard let delay else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+        Self.retries.asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
             state.withLock { $0.retryScheduled = false }
             if case .ready = state.withLock({ $0.phase }) { return }

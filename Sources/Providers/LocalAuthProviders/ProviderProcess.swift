@@ -15,6 +15,8 @@ import Glibc
 /// SIGTERM/SIGHUP/SIGPIPE for its own handling; a child must not inherit that). A serial queue of
 /// its own blocks in `waitpid` and notices the exit. All state is behind `state`'s mutex.
 final class ProviderProcess: Sendable {
+    /// Where restarts wait: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    private static let restarts = DispatchQueue(label: "localauthd.provider-restarts")
     typealias Log = @Sendable (AuditEntry.Severity, String) -> Void
 
     /// First restart delay; doubled after each exit that follows a start by less than
@@ -118,7 +120,7 @@ final class ProviderProcess: Sendable {
     }
 
     private func scheduleRestart(after delay: Double) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.spawn() }
+        Self.restarts.asyncAfter(deadline: .now() + delay) { [weak self] in self?.spawn() }
     }
 
     struct SpawnError: Error {
