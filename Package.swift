@@ -17,8 +17,9 @@ let package = Package(
         // C libraries from Debian's -dev packages.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CTSS2", pkgConfig: "tss2-esys", providers: [.apt(["libtss2-dev"])]),
+        // OpenSSL's libcrypto (libssl-dev) and tpm2-tss (libtss2-dev) for the key vault, opened with dlopen
+        // when the vault first opens, not linked (Sources/System/CVaultLibraries/include/CVaultLibraries.h).
+        .target(name: "CVaultLibraries", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CPAM", pkgConfig: "pam", providers: [.apt(["libpam0g-dev"])]),
 
         // The command-line rules of localauth and localauthd: typed option and argument rows, the parser, help layout.
@@ -36,7 +37,7 @@ let package = Package(
         .target(name: "LocalAuthSystem", dependencies: ["LocalAuthAPI", "LocalAuthCore"]),
         // The keys and sealed secrets of rights (LARight): P-256 through OpenSSL's libcrypto, sealing with
         // the machine's TPM 2.0 (tpm2-tss) or a root-only wrapping key. Behind the core's RightVault.
-        .target(name: "LocalAuthVault", dependencies: ["LocalAuthCore", "CCrypto", "CTSS2", "CSodium"]),
+        .target(name: "LocalAuthVault", dependencies: ["LocalAuthCore", "CVaultLibraries", "CSodium"]),
         // A small Swift layer over libdbus-1, shared by the daemon and clients.
         .target(name: "LocalAuthDBus", dependencies: ["CDBus", "LocalAuthAPI"]),
         // Typed client proxies of the daemon's interfaces, built on LocalAuthAPI's declarations.
@@ -121,7 +122,7 @@ let roles: KeyValuePairs<String, [String]> = [
     "Clients": ["LocalAuthentication", "Security", "LocalAuthProxies", "localauth", "CommandLineKit"],
     "Providers": ["LocalAuthProviders", "localauth-fprintd-provider"],
     "Bus": ["LocalAuthDBus"],
-    "System": ["CDBus", "CSodium", "CCrypto", "CTSS2", "CPAM"],
+    "System": ["CDBus", "CSodium", "CVaultLibraries", "CPAM"],
     "Testing": ["LocalAuthTestSupport"],
 ]
 for (role, names) in roles {

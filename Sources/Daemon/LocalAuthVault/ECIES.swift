@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import CCrypto
+import CVaultLibraries
 import LocalAuthCore
 
 /// ECIES exactly as Apple's Security framework does it for P-256 keys with

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import CCrypto
+import CVaultLibraries
 import LocalAuthCore
 
 /// libcrypto's per-thread error queue turned into ``RightVaultError``s. Every failed libcrypto call

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import CCrypto
+import CVaultLibraries
 import LocalAuthCore
 
 /// A P-256 private key held by libcrypto (EVP_PKEY, OpenSSL 3 provider APIs; no EC_KEY), freed and

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import CCrypto
+import CVaultLibraries
 import LocalAuthCore
 
 /// A P-256 public key, checked when made: a point on the curve (not the point at infinity, in the

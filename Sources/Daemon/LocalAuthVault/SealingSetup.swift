@@ -22,6 +22,7 @@ public enum SealingSetup {
     /// `.failed` when the key files are not private or damaged (the message says what to do).
     public static func open(_ choice: KeyProtectionChoice, tcti: String, directory: String,
                             log: (String) -> Void = { _ in }) throws(RightVaultError) -> any Sealer {
+        try VaultLibraries.loadCrypto()
         let tpm = TPMSealedKey(directory: directory, tcti: tcti)
         let file = WrappingKeyFile(directory: directory)
         // Checks the directory (mode, owner) before anything is decided from its contents.

@@ -4,7 +4,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CTSS2
+import CVaultLibraries
 import LocalAuthCore
 
 /// One conversation with a TPM 2.0 through tpm2-tss's Enhanced System API: the TCTI named by a
@@ -27,6 +27,7 @@ struct TPMConnection: ~Copyable {
         // tpm2-tss logs its errors to stderr by itself unless TSS2_LOG says otherwise; localauthd's
         // main sets it before any thread starts (``TPMSealedKey/quietLogging()``): setenv here would
         // race with another thread reading the environment (a process being started).
+        try VaultLibraries.loadTSS2()
         var tcti: OpaquePointer?
         let loaded = Tss2_TctiLdr_Initialize(name, &tcti)
         guard loaded == TSS2_RC_SUCCESS, tcti != nil else {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CSodium
-import CTSS2
+import CVaultLibraries
 import LocalAuthCore
 
 /// The wrapping key of a machine with a TPM 2.0: 32 random bytes sealed in a TPM data object

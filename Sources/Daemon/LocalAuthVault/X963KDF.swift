@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import CCrypto
+import CVaultLibraries
 import LocalAuthCore
 
 /// The ANSI X9.63 key derivation function with SHA-256 (ANSI X9.63-2001 §5.6.3, SEC 1 v2 §3.6.1),
