@@ -23,6 +23,8 @@ struct BenchmarkReport: Codable, Sendable {
         /// Nil where a ratio means nothing (a floor of zero wake-ups).
         var ratio: Summary?
         var goal: String
+        /// Whether the run's medians meet the goal.
+        var met: Bool
     }
 
     struct Summary: Codable, Sendable {
@@ -36,7 +38,8 @@ struct BenchmarkReport: Codable, Sendable {
         }
 
         func formatted(_ decimals: Int) -> String {
-            "\(BenchmarkReport.format(median, decimals)) (\(BenchmarkReport.format(minimum, decimals)) – \(BenchmarkReport.format(maximum, decimals)))"
+            guard runs > 0 else { return "—" }
+            return "\(BenchmarkReport.format(median, decimals)) (\(BenchmarkReport.format(minimum, decimals)) – \(BenchmarkReport.format(maximum, decimals)))"
         }
     }
 
@@ -53,17 +56,17 @@ struct BenchmarkReport: Codable, Sendable {
                               spread: "\(Self.format(sample.minimum, decimals)) – \(Self.format(sample.maximum, decimals))"))
     }
 
-    mutating func target(_ name: String, _ unit: String, daemon: Sample, floor: Sample, ratio: Sample?, goal: String) {
-        targets.append(Target(name: name, unit: unit, daemon: Summary(daemon), floor: Summary(floor), ratio: ratio.map(Summary.init), goal: goal))
+    mutating func target(_ name: String, _ unit: String, daemon: Sample, floor: Sample, ratio: Sample?, goal: String, met: Bool) {
+        targets.append(Target(name: name, unit: unit, daemon: Summary(daemon), floor: Summary(floor), ratio: ratio.map(Summary.init), goal: goal, met: met))
     }
 
     /// The issue-31 targets: median (min – max) of each side and of the ratio, with the runs.
     var targetTable: String {
-        var lines = ["| target | localauthd | C floor | ratio | runs | goal |", "| --- | ---: | ---: | ---: | ---: | --- |"]
+        var lines = ["| target | localauthd | C floor | ratio | runs | goal | met |", "| --- | ---: | ---: | ---: | ---: | --- | --- |"]
         for target in targets {
             let decimals = target.daemon.median >= 100 ? 0 : (target.daemon.median >= 10 ? 1 : 2)
             lines.append("| \(target.name) (\(target.unit)) | \(target.daemon.formatted(decimals)) | \(target.floor.formatted(decimals)) | "
-                         + "\(target.ratio.map { $0.formatted(2) + " ×" } ?? "—") | \(target.daemon.runs) | \(target.goal) |")
+                         + "\(target.ratio.map { $0.formatted(2) + " ×" } ?? "—") | \(target.daemon.runs) | \(target.goal) | \(target.met ? "**met**" : "not met") |")
         }
         return lines.joined(separator: "\n")
     }
