@@ -19,7 +19,8 @@ struct BenchmarkReport: Codable, Sendable {
         var name: String
         var unit: String
         var daemon: Summary
-        var floor: Summary
+        /// Nil where the floor has no such figure (a call's wait, a failed cycle).
+        var floor: Summary?
         /// Nil where a ratio means nothing (a floor of zero wake-ups).
         var ratio: Summary?
         var goal: String
@@ -38,8 +39,7 @@ struct BenchmarkReport: Codable, Sendable {
         }
 
         func formatted(_ decimals: Int) -> String {
-            guard runs > 0 else { return "—" }
-            return "\(BenchmarkReport.format(median, decimals)) (\(BenchmarkReport.format(minimum, decimals)) – \(BenchmarkReport.format(maximum, decimals)))"
+            "\(BenchmarkReport.format(median, decimals)) (\(BenchmarkReport.format(minimum, decimals)) – \(BenchmarkReport.format(maximum, decimals)))"
         }
     }
 
@@ -57,7 +57,7 @@ struct BenchmarkReport: Codable, Sendable {
     }
 
     mutating func target(_ name: String, _ unit: String, daemon: Sample, floor: Sample, ratio: Sample?, goal: String, met: Bool) {
-        targets.append(Target(name: name, unit: unit, daemon: Summary(daemon), floor: Summary(floor), ratio: ratio.map(Summary.init), goal: goal, met: met))
+        targets.append(Target(name: name, unit: unit, daemon: Summary(daemon), floor: floor.values.isEmpty ? nil : Summary(floor), ratio: ratio.map(Summary.init), goal: goal, met: met))
     }
 
     /// The issue-31 targets: median (min – max) of each side and of the ratio, with the runs.
@@ -65,7 +65,7 @@ struct BenchmarkReport: Codable, Sendable {
         var lines = ["| target | localauthd | C floor | ratio | runs | goal | met |", "| --- | ---: | ---: | ---: | ---: | --- | --- |"]
         for target in targets {
             let decimals = target.daemon.median >= 100 ? 0 : (target.daemon.median >= 10 ? 1 : 2)
-            lines.append("| \(target.name) (\(target.unit)) | \(target.daemon.formatted(decimals)) | \(target.floor.formatted(decimals)) | "
+            lines.append("| \(target.name) (\(target.unit)) | \(target.daemon.formatted(decimals)) | \(target.floor?.formatted(decimals) ?? "—") | "
                          + "\(target.ratio.map { $0.formatted(2) + " ×" } ?? "—") | \(target.daemon.runs) | \(target.goal) | \(target.met ? "**met**" : "not met") |")
         }
         return lines.joined(separator: "\n")
@@ -102,6 +102,8 @@ struct BenchmarkReport: Codable, Sendable {
     func writeJSON(to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        // A figure with no runs (nan) must not cost the whole run's results.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         try encoder.encode(self).write(to: URL(fileURLWithPath: path))
     }
 

@@ -572,6 +572,6 @@ report.target("cycles that did not complete, 64 clients (of 1600)", "count", dae
 print("\n" + report.markdownTable + "\n")
 print("idle daemon's largest mappings (KiB): " + report.idleMemoryByMapping.joined(separator: ", "))
 try FileManager.default.createDirectory(at: URL(fileURLWithPath: options.json).deletingLastPathComponent(), withIntermediateDirectories: true)
-try report.writeJSON(to: options.json)
 try report.splice(into: options.markdown)
+try report.writeJSON(to: options.json)
 print("wrote \(options.json) and \(options.markdown)")
