@@ -31,7 +31,7 @@ class CycleService:
             conf.write(f"""<busconfig><type>session</type><listen>unix:path={self.scratch}/bus</listen><auth>EXTERNAL</auth>
 <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/><allow user="*"/></policy></busconfig>""")
         with open(f"{self.scratch}/localauthd.conf", "w") as conf:
-            conf.write("max_contexts = 20000\nmax_contexts_per_client = 20000\nmax_contexts_per_user = 20000\nbiometry_max_failures = 1000\nface_consent = false\n")
+            conf.write("max_contexts = 20000\nbiometry_max_failures = 1000\nface_consent = false\n")
         self.bus = subprocess.Popen(["dbus-daemon", "--config-file", f"{self.scratch}/bus.conf", "--nofork", "--print-address"],
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         address = self.bus.stdout.readline().decode().strip()

@@ -11,7 +11,7 @@ import Synchronization
 /// its next deadline. Called on the engine's actor and the callers' queues; all state here is
 /// behind mutexes.
 final class BusObserver: EngineObserver {
-    /// Where deadline timers fire: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    /// Where deadline timers fire: a serial queue, never `.global()` (docs/architecture.md, "Threads").
     private static let timerQueue = DispatchQueue(label: "localauthd.deadlines")
     struct TimerSlot: @unchecked Sendable {
         var source: (any DispatchSourceTimer)?

@@ -7,7 +7,7 @@ import Glibc
 /// SIGTERM and SIGINT stop the daemon, SIGHUP reloads it: turned into ``DaemonEvent``s. Started
 /// first, so a signal during start-up waits in the event stream instead of killing the daemon.
 final class SignalUnit: DaemonUnit {
-    /// Where signals are delivered: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    /// Where signals are delivered: a serial queue, never `.global()` (docs/architecture.md, "Threads").
     private static let queue = DispatchQueue(label: "localauthd.signals")
     let name = "signals"
     private let emit: @Sendable (DaemonEvent) -> Void

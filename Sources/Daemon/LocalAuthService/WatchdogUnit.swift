@@ -8,7 +8,7 @@ import Synchronization
 /// Pings the service manager's watchdog every `interval`, through the loop that serves the bus
 /// and then the engine, so a stuck bus loop or a stuck engine stops the pings.
 final class WatchdogUnit: DaemonUnit {
-    /// Where the timer fires: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    /// Where the timer fires: a serial queue, never `.global()` (docs/architecture.md, "Threads").
     private static let queue = DispatchQueue(label: "localauthd.watchdog")
     let name = "watchdog"
     private let interval: Duration

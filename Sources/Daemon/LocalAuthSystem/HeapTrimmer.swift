@@ -18,7 +18,7 @@ import Synchronization
 public final class HeapTrimmer: Sendable {
     public static let contextsPerTrim = 256
     public static let delay = DispatchTimeInterval.milliseconds(100)
-    /// Where the trim runs: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    /// Where the trim runs: a serial queue, never `.global()` (docs/architecture.md, "Threads").
     private static let queue = DispatchQueue(label: "localauthd.heap-trim")
 
     private struct Pending {

@@ -10,8 +10,8 @@ import LocalAuthDBus
 /// is never cancelled: the idle daemon woke once a second for it, for ever. With every task on the
 /// loop (and the units' timers and blocking work on serial queues, whose threads the monitor does not
 /// watch), the idle daemon sleeps in `poll` until a message, a timer it set, or a signal arrives.
-/// One thread is all the daemon needs: the engine already runs there, and work that blocks
-/// (hashing, saving, the TPM, a provider's `waitpid`) has queues of its own.
+/// One thread is all the daemon needs: the engine already runs there, and the work that blocks
+/// longest (Argon2id, the ledger writer, profile saves, a provider's `waitpid`) has queues of its own.
 ///
 /// Uses the runtime's executor factory (`_createExecutors`), still SPI in Swift 6.3: it must run
 /// before the first task is created, which ``install()`` at the top of `main` ensures.

@@ -47,7 +47,7 @@ public final class ProviderBackend: CapturingBackend {
     /// per failure up to the maximum.
     static let initialRetryDelay = 1.0
     static let maximumRetryDelay = 60.0
-    /// Where retries wait: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    /// Where retries wait: a serial queue, never `.global()` (docs/architecture.md, "Threads").
     private static let retries = DispatchQueue(label: "localauthd.provider-retries")
 
     public let descriptor: ProviderDescriptor

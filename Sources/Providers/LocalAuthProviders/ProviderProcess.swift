@@ -15,7 +15,7 @@ import Glibc
 /// SIGTERM/SIGHUP/SIGPIPE for its own handling; a child must not inherit that). A serial queue of
 /// its own blocks in `waitpid` and notices the exit. All state is behind `state`'s mutex.
 final class ProviderProcess: Sendable {
-    /// Where restarts wait: a serial queue: libdispatch's pool monitor, which wakes the process every second once armed, watches only the global queues' threads.
+    /// Where restarts wait: a serial queue, never `.global()` (docs/architecture.md, "Threads").
     private static let restarts = DispatchQueue(label: "localauthd.provider-restarts")
     typealias Log = @Sendable (AuditEntry.Severity, String) -> Void
 

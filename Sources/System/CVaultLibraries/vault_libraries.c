@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 struct library {
     const char *const names[4];
