@@ -63,7 +63,12 @@ public struct SystemLog: AuditSink {
         // Escaped in the journal as on stderr: binary-safe fields could carry a client's newline,
         // but journalctl would then show a line the client wrote.
         if let journal, journal.send(JournalEntry(fields().mapValues(DisplayText.controlsEscaped))) { return }
-        writeToStandardError((prefixesPriority ? "<\(severity.rawValue)>" : "") + DisplayText.controlsEscaped(line) + "\n", descriptor: lines)
+        var text: [UInt8] = []
+        text.reserveCapacity(line.utf8.count + 4)
+        if prefixesPriority { text.append(contentsOf: "<\(severity.rawValue)>".utf8) }
+        text.append(contentsOf: DisplayText.controlsEscaped(line).utf8)
+        text.append(UInt8(ascii: "\n"))
+        writeLine(text, to: lines)
     }
 
     /// The journal fields of an audit entry: a fixed `MESSAGE_ID` per kind of event (documented in
@@ -104,6 +109,11 @@ public struct SystemLog: AuditSink {
 /// Writes `text` to standard error (or `descriptor`) with one write(2), so concurrent lines never
 /// interleave.
 public func writeToStandardError(_ text: String, descriptor: Int32 = STDERR_FILENO) {
-    let bytes = Array(text.utf8)
+    var text = text
+    _ = text.withUTF8 { write(descriptor, $0.baseAddress, $0.count) }
+}
+
+/// `bytes` with one write(2).
+private func writeLine(_ bytes: [UInt8], to descriptor: Int32) {
     _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
 }

@@ -616,7 +616,7 @@ public actor PolicyEngine {
         switch result {
         case .success(let success):
             recordAudit(AuditEntry(.evaluation, user: user, client: client.rawValue, policy: policy,
-                                                result: "success", message: "Policy \(policy.rawValue) satisfied by \(success)."))
+                                                result: "success", message: "Policy \(policy.rawValue) satisfied by \(success.description)."))
         case .failure(let error):
             let name = error.code?.name ?? "\(error.kind)"
             recordAudit(AuditEntry(.evaluation, severity: .notice, user: user, client: client.rawValue, policy: policy,
