@@ -2,25 +2,53 @@
 import LocalAuthAPI
 /// An incoming method call, decoded, as a registered object's handler sees it.
 public struct DBusMethodCall: Sendable {
-    public let path: String
+    /// What the call carries, shared by every copy: a call is passed and captured several times on
+    /// its way to its handler, and a copy is then one retain instead of one per field.
+    private final class Fields: Sendable {
+        let path: String
+        let interface: String?
+        let member: String
+        let sender: String?
+        let signature: String
+        let arguments: [DBusValue]
+        let message: DBusMessage
+        let reply: DBusPendingReply
+
+        init(path: String, interface: String?, member: String, sender: String?, signature: String, arguments: [DBusValue],
+             message: DBusMessage, reply: DBusPendingReply) {
+            (self.path, self.interface, self.member, self.sender, self.signature) = (path, interface, member, sender, signature)
+            (self.arguments, self.message, self.reply) = (arguments, message, reply)
+        }
+    }
+
+    private let fields: Fields
+
+    public var path: String { fields.path }
     /// nil if the caller did not name an interface (allowed by D-Bus, rare in practice).
-    public let interface: String?
-    public let member: String
+    public var interface: String? { fields.interface }
+    public var member: String { fields.member }
     /// The caller's unique name (`:1.42`); use it to look up credentials. nil only on a
     /// peer-to-peer connection, never on a bus.
-    public let sender: String?
+    public var sender: String? { fields.sender }
     /// The signature of the arguments, e.g. `a{sv}`.
-    public let signature: String
+    public var signature: String { fields.signature }
     /// The arguments as values; empty for a row that reads them itself as its declaration's types
     /// (``DBusVTable/Method/init(_:_:)-typed``).
-    public let arguments: [DBusValue]
+    public var arguments: [DBusValue] { fields.arguments }
     /// About how many bytes the arguments take (see `DBusValue.byteCount`), once they are read.
     public internal(set) var byteCount: Int
     /// The received message, for a row that reads the arguments itself (only on the connection's queue).
-    let message: DBusMessage
+    var message: DBusMessage { fields.message }
     /// Where the answer goes. The connection completes it from the handler's return value or
     /// thrown error; a handler that returns `.deferred` keeps it and completes it later.
-    public let reply: DBusPendingReply
+    public var reply: DBusPendingReply { fields.reply }
+
+    init(path: String, interface: String?, member: String, sender: String?, signature: String, arguments: [DBusValue],
+         byteCount: Int, message: DBusMessage, reply: DBusPendingReply) {
+        fields = Fields(path: path, interface: interface, member: member, sender: sender, signature: signature,
+                        arguments: arguments, message: message, reply: reply)
+        self.byteCount = byteCount
+    }
 
     /// A reader over `arguments` that throws `InvalidArgs` on a mismatch.
     public var reader: DBusArgumentReader { DBusArgumentReader(arguments) }

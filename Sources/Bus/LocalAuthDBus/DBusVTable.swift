@@ -22,6 +22,10 @@ public struct DBusVTable: Sendable {
         /// Whether the row reads its arguments itself, as its declaration's types: the connection
         /// then leaves ``DBusMethodCall/arguments`` empty.
         let readsArguments: Bool
+        /// From the interface's declaration, set when the table is made (read on every call).
+        fileprivate(set) var inputSignature = ""
+        /// The positions of the declared secret arguments (``DBusInterfaceDescription/Argument/isSecret``).
+        fileprivate(set) var secretArguments: Set<Int> = []
 
         /// A row that takes the arguments as ``DBusMethodCall/arguments``.
         public init(_ name: String, _ handler: @escaping MethodHandler) {
@@ -63,7 +67,13 @@ public struct DBusVTable: Sendable {
         precondition(Set(writers.keys) == writable, "\(interface.name): writers \(writers.keys.sorted()) are not the writable properties \(writable.sorted())")
         precondition((read != nil) == !interface.properties.isEmpty, "\(interface.name): a property reader is needed exactly when it has properties")
         self.interface = interface
-        self.methods = Dictionary(uniqueKeysWithValues: methods.map { ($0.name, $0) })
+        self.methods = Dictionary(uniqueKeysWithValues: methods.map { row in
+            var row = row
+            let declaration = interface.method(row.name)!
+            row.inputSignature = declaration.inputSignature
+            row.secretArguments = Set(declaration.inputs.indices.filter { declaration.inputs[$0].isSecret })
+            return (row.name, row)
+        })
         self.read = read
         self.writers = writers
     }
@@ -74,17 +84,18 @@ public struct DBusVTable: Sendable {
         if let name = call.interface, name != interface.name {
             throw DBusError(.unknownInterface, "This object has no interface \"\(name)\"; it implements \(interface.name).")
         }
-        guard let method = interface.method(call.member), let row = methods[call.member] else {
+        // Every declared method has a row (checked when the table was made).
+        guard let row = methods[call.member] else {
             throw DBusError(.unknownMethod, "\(interface.name) has no method \"\(call.member)\"; see `gdbus introspect` for the API.")
         }
-        try call.requireSignature(method.inputSignature)
+        try call.requireSignature(row.inputSignature)
         return try row.handler(call)
     }
 
-    /// Whether the row for a call of `member` to `interface` reads its arguments itself.
-    func readsArguments(interface: String?, member: String) -> Bool {
-        guard interface == nil || interface == self.interface.name else { return false }
-        return methods[member]?.readsArguments == true
+    /// The row a call of `member` to `interface` goes to, if it is one of this table's methods.
+    func row(interface: String?, member: String) -> Method? {
+        guard interface == nil || interface == self.interface.name else { return nil }
+        return methods[member]
     }
 
     private func property(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {

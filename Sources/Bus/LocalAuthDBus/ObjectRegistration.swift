@@ -49,9 +49,10 @@ final class ObjectRegistration: @unchecked Sendable {
         // Each header read makes a Swift string: once per field.
         let (interface, member) = (message.interface, message.member ?? "")
         let reply = DBusPendingReply(call: message, member: member, connection: connection)
-        let secretIndexes = DBusInterfaceDescription.secretArguments(of: member, interface: interface, in: interfaces)
+        let row = table?.row(interface: interface, member: member)
+        let secretIndexes = row?.secretArguments ?? DBusInterfaceDescription.secretArguments(of: member, interface: interface, in: interfaces)
         // A typed row reads its own arguments; a secret among them is in the receive buffer all the same.
-        let readsArguments = table?.readsArguments(interface: interface, member: member) == true
+        let readsArguments = row?.readsArguments == true
         let arguments: [DBusValue]
         do {
             arguments = readsArguments ? [] : try message.arguments(secretIndexes: secretIndexes)

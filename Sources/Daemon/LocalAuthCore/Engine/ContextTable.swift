@@ -59,8 +59,33 @@ struct ContextTable: Sendable {
         }
     }
 
+    /// Whether `id` is live; unlike `self[id] != nil`, without copying its record.
+    func contains(_ id: ContextID) -> Bool { slots[id] != nil }
+
+    /// A live context's running evaluation, read from its record in place (the sensor rounds ask
+    /// for it several times a call).
+    func evaluation(of id: ContextID) -> RunningEvaluation? {
+        guard let slot = slots[id] else { return nil }
+        return storage[slot]?.evaluation
+    }
+
+    /// Whether `id` is live and evaluating, read in place.
+    func isEvaluating(_ id: ContextID) -> Bool {
+        guard let slot = slots[id] else { return false }
+        return storage[slot]?.evaluation != nil
+    }
+
+    /// Who created a live context and whom it authenticates, read in place.
+    func ownerAndUser(of id: ContextID) -> (owner: ClientID, user: UInt32)? {
+        guard let slot = slots[id], let owner = storage[slot]?.owner, let user = storage[slot]?.user else { return nil }
+        return (owner, user)
+    }
+
     /// The client's live contexts, oldest first.
     func live(of client: ClientID) -> [ContextID] { liveByClient[client] ?? [] }
+
+    /// How many live contexts `client` holds.
+    func liveCount(of client: ClientID) -> Int { liveByClient[client]?.count ?? 0 }
 
     /// How many live contexts the connections of `uid` created.
     func liveCount(ofUser uid: UInt32) -> Int { liveByUser[uid] ?? 0 }

@@ -75,7 +75,7 @@ extension PolicyEngine {
             let actions = sensors.apply(events, on: modality, at: now, turnLength: configuration.sensorTurnLength)
             performSensorActions(actions, on: modality)
             progressed = progressed || !actions.isEmpty
-            if sensors.saving(modality) == nil, let armed = sensors.armed(modality), contexts[armed.context]?.evaluation != nil,
+            if sensors.saving(modality) == nil, let armed = sensors.armed(modality), contexts.evaluation(of: armed.context) != nil,
                let attempt = backend.takeQueuedAttempt(for: armed.session) {
                 if let saving = handleAttempt(attempt, on: modality) {
                     sensors.beginSaving(saving.context, on: modality)
@@ -97,8 +97,9 @@ extension PolicyEngine {
         var events = ModalityMap<[SensorArbiter.Event]>()
         var newcomers = ModalityMap<[(serial: UInt64, id: ContextID)]>()
         for id in dirty {
-            let evaluation = contexts[id]?.evaluation
-            let wanted = (evaluation?.machine.wantedSensors ?? []).subtracting(heldBackSensors(id))
+            let evaluation = contexts.evaluation(of: id)
+            var wanted = evaluation?.machine.wantedSensors ?? []
+            if !wanted.isEmpty { wanted.subtract(heldBackSensors(id)) }
             for modality in BiometricModality.allCases {
                 let claimed = sensors.isClaimed(modality, by: id)
                 if claimed && !wanted.contains(modality) {
@@ -115,18 +116,18 @@ extension PolicyEngine {
                 events[modality, default: []].append(.claim(id, user: record.user, standing: standing))
             }
         }
-        for id in dirty where contexts[id] != nil { pendingPublication.insert(id) }
-        dirty = []
+        for id in dirty where contexts.contains(id) { pendingPublication.insert(id) }
+        dirty.removeAll(keepingCapacity: dirty.capacity <= 64)
         return events
     }
 
     private func arm(_ backend: any BiometricBackend, for id: ContextID) {
-        guard let record = contexts[id] else { return }
-        let profile = userRecord(record.user).profile
+        guard let user = contexts.ownerAndUser(of: id)?.user else { return }
+        let profile = userRecord(user).profile
         let sessionID = sensors.issueSessionID()
         let modality = backend.modality
         let session = SensorSession(
-            id: sessionID, user: record.user, enrolledLabels: profile.labels(of: modality),
+            id: sessionID, user: user, enrolledLabels: profile.labels(of: modality),
             templates: profile.templates(of: modality), requireAttention: profile.requireAttention,
             deliver: { [weak self] attempt in
                 await self?.sensorReported(attempt, on: modality, session: sessionID) ?? false
@@ -241,8 +242,7 @@ extension PolicyEngine {
     private func publishChanges() {
         // Only after settleRoundLimit rounds can contexts still be dirty here.
         if !dirty.isEmpty { _ = stepSensors() }
-        let held = sensors.savingContexts
-        for id in pendingPublication where !held.contains(id) {
+        for id in pendingPublication where !sensors.isSaving(id) {
             guard let record = contexts[id] else { continue }
             let now = ContextRecord.Published(state: state(of: record), listening: listening(id))
             let before = record.published
@@ -264,7 +264,7 @@ extension PolicyEngine {
         if !sensors.isSaving {
             pendingPublication.removeAll(keepingCapacity: pendingPublication.capacity <= 64)
         } else {
-            pendingPublication = pendingPublication.intersection(held)
+            pendingPublication = pendingPublication.filter(sensors.isSaving)
         }
         let turnLength = configuration.sensorTurnLength
         var deadline = contexts.nextDeadline

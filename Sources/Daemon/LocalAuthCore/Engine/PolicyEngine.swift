@@ -219,7 +219,7 @@ public actor PolicyEngine {
     /// ``Configuration/rootReservedContexts`` are its alone, so logins and sudo work however many
     /// contexts other users hold.
     private func checkContextLimits(for caller: Caller) throws(LocalAuthError) {
-        guard contexts.live(of: caller.client).count < configuration.maxContextsPerClient else {
+        guard contexts.liveCount(of: caller.client) < configuration.maxContextsPerClient else {
             throw LocalAuthError(.limitsExceeded, "This client already has \(configuration.maxContextsPerClient) contexts; invalidate some before creating more.")
         }
         if !caller.isPrivileged {
@@ -463,17 +463,18 @@ public actor PolicyEngine {
     /// Feeds one event to a context's evaluation and performs what it decides.
     func handle(_ event: Evaluation.Event, on id: ContextID) {
         dirty.insert(id)
-        guard contexts[id]?.evaluation != nil else { return }
+        guard contexts.isEvaluating(id) else { return }
         let action = contexts[id]!.evaluation!.machine.handle(event)
         perform(action, on: id)
     }
 
     func perform(_ action: Evaluation.Action, on id: ContextID) {
-        guard let record = contexts[id], let evaluation = record.evaluation else { return }
+        guard contexts.isEvaluating(id) else { return }
         switch action {
         case .none:
             break
         case .notify(let notice):
+            guard let record = contexts[id], let evaluation = record.evaluation else { return }
             if case .passcodeWanted = notice, !passcodeCanBeTaken(id) {
                 finish(id, .failure(LocalAuthError(.notInteractive, "The passcode is needed, but no agent runs in this session to ask for it; run `localauth agent` (or a desktop agent) and try again.")))
                 return
@@ -489,7 +490,7 @@ public actor PolicyEngine {
 
     /// Ends the context's evaluation and answers its caller.
     func finish(_ id: ContextID, _ result: Result<EvaluationSuccess, LocalAuthError>) {
-        guard let record = contexts[id], let evaluation = contexts.endEvaluation(of: id) else { return }
+        guard let record = contexts.ownerAndUser(of: id), let evaluation = contexts.endEvaluation(of: id) else { return }
         closeSheet(id, result)
         dirty.insert(id)
         if case .success(let success) = result {

@@ -113,7 +113,7 @@ struct SensorArbiter: Sendable {
 
     /// When the holder's turn runs out; nil when no other user waits at its standing or turns are unlimited (`length` 0).
     func turnDeadline(length: Double) -> BootTime? {
-        guard length > 0, isContested, let turnStart else { return nil }
+        guard length > 0, let turnStart, isContested else { return nil }
         return turnStart.advanced(by: length)
     }
 

@@ -47,10 +47,13 @@ struct SensorBoard: Sendable {
 
     /// The earliest end of a sensor turn (``SensorArbiter/turnDeadline(length:)``).
     func nextTurnDeadline(length: Double) -> BootTime? {
-        arbiters.values.reduce(nil) { earliest, arbiter in
-            guard let turn = arbiter.turnDeadline(length: length) else { return earliest }
-            return earliest.map { $0.seconds <= turn.seconds ? $0 : turn } ?? turn
+        var earliest: BootTime?
+        // Each arbiter asked in place (a lazy sequence of them copied each one; asked every call).
+        for modality in BiometricModality.allCases {
+            guard let turn = arbiters[modality]?.turnDeadline(length: length) else { continue }
+            earliest = earliest.map { $0.seconds <= turn.seconds ? $0 : turn } ?? turn
         }
+        return earliest
     }
 
     // MARK: Sessions
@@ -97,8 +100,10 @@ struct SensorBoard: Sendable {
     /// Whether an attempt of some sensor is being saved.
     var isSaving: Bool { !saving.isEmpty }
 
-    /// The contexts whose attempt is being saved.
-    var savingContexts: some Sequence<ContextID> { saving.values }
+    /// Whether the attempt of `id` is being saved (on any sensor).
+    func isSaving(_ id: ContextID) -> Bool {
+        BiometricModality.allCases.contains { saving[$0] == id }
+    }
 
     /// The context whose attempt on the sensor is being saved.
     func saving(_ modality: BiometricModality) -> ContextID? { saving[modality] }
