@@ -145,6 +145,42 @@ import Testing
         #expect(table.count == 1 && table.live(of: alice) == [id])
     }
 
+    @Test func theInPlaceReadsAgreeWithTheRecords() {
+        var table = ContextTable(keptPerClient: 64)
+        let counter = Counter()
+        let running = add(&table, owner: alice, uid: 1000, counter: counter)
+        let idle = add(&table, owner: alice, uid: 1000, counter: counter)
+        let bobs = add(&table, owner: bob, uid: 1001, counter: counter)
+        table.beginEvaluation(Self.evaluation(serial: 7), on: running, deadline: nil)
+        for id in [running, idle, bobs, ContextID(999_999)] {
+            #expect(table.contains(id) == (table[id] != nil))
+            #expect(table.isEvaluating(id) == (table[id]?.evaluation != nil))
+            #expect(table.evaluation(of: id)?.serial == table[id]?.evaluation?.serial)
+            #expect(table.ownerAndUser(of: id)?.owner == table[id]?.owner)
+            #expect(table.ownerAndUser(of: id)?.user == table[id]?.user)
+        }
+        #expect(table.isEvaluating(running) && !table.isEvaluating(idle))
+        #expect(table.ownerAndUser(of: bobs)?.owner == bob && table.ownerAndUser(of: bobs)?.user == 1001)
+        #expect(table.liveCount(of: alice) == 2 && table.liveCount(of: bob) == 1)
+        table.invalidate(running)
+        #expect(!table.contains(running) && !table.isEvaluating(running) && table.evaluation(of: running) == nil)
+        #expect(table.ownerAndUser(of: running) == nil && table.liveCount(of: alice) == 1)
+        _ = table.removeClient(bob)
+        #expect(table.liveCount(of: bob) == 0 && !table.contains(bobs))
+    }
+
+    /// `ContextID`'s own hash spreads even numbers that differ in a few bits over a table's buckets
+    /// (the low bits a dictionary uses) as a random function would: ~63 % of 4096 buckets for 4096 keys.
+    @Test func contextNumbersSpreadOverTheBuckets() {
+        for (seed, step) in [(0, UInt64(1)), (12345, 1), (0, 1 << 12), (-1, 1 << 40)] {
+            let buckets = Set((1...4096).map { ContextID(UInt64($0) &* step)._rawHashValue(seed: seed) & 4095 })
+            #expect(buckets.count > 2450, "seed \(seed), step \(step): \(buckets.count) buckets")
+        }
+        var table: [ContextID: Int] = [:]
+        for n in 1...10_000 { table[ContextID(UInt64(n) << 20)] = n }
+        #expect((1...10_000).allSatisfy { table[ContextID(UInt64($0) << 20)] == $0 })
+    }
+
     static func evaluation(serial: UInt64) -> RunningEvaluation {
         let (machine, _) = Evaluation.start(kind: .biometricsOrPasscode, usable: [], attemptLimits: [:])
         return RunningEvaluation(machine: machine, policy: .deviceOwnerAuthentication, reason: "test", serial: serial, reply: { _ in })

@@ -17,19 +17,23 @@ extension DBusConnection {
         path: String, subtree: Bool = false, introspectionXML: String? = nil,
         secretsOf interfaces: [DBusInterfaceDescription] = [], handler: @escaping DBusMethodHandler
     ) throws {
-        try register(path: path, subtree: subtree, introspectionXML: introspectionXML, secretsOf: interfaces, table: nil, handler: handler)
+        var introspection: (@Sendable () -> String)?
+        if let introspectionXML {
+            try DBusSyntax.requireString(introspectionXML)
+            introspection = { introspectionXML }
+        }
+        try register(path: path, subtree: subtree, introspection: introspection, secretsOf: interfaces, table: nil, handler: handler)
     }
 
     private func register(
-        path: String, subtree: Bool, introspectionXML: String?, secretsOf interfaces: [DBusInterfaceDescription],
+        path: String, subtree: Bool, introspection: (@Sendable () -> String)?, secretsOf interfaces: [DBusInterfaceDescription],
         table: DBusVTable?, handler: @escaping DBusMethodHandler
     ) throws {
         try DBusSyntax.requireObjectPath(path)
-        if let introspectionXML { try DBusSyntax.requireString(introspectionXML) }
         try onQueue { () throws(DBusError) in
             let raw = try openConnection()
             let registration = ObjectRegistration(
-                connection: self, introspectionXML: introspectionXML, interfaces: interfaces, table: table, handler: handler)
+                connection: self, introspection: introspection, interfaces: interfaces, table: table, handler: handler)
             let context = Unmanaged.passRetained(registration).toOpaque()
             var vtable = ObjectRegistration.vtable
             var error = CDBus.DBusError()
@@ -46,14 +50,14 @@ extension DBusConnection {
     }
 
     /// Serves `table` at `path` (and with `subtree`, below it): introspection is rendered from the
-    /// table's interface (listing `children`), its secret arguments are read as secrets and
+    /// table's interface (listing `children`) when first asked for, its secret arguments are read as secrets and
     /// scrubbed, and every call goes through ``DBusVTable/dispatch(_:)``. `admit` runs first, for
     /// checks on the path itself (a subtree's object that does not exist).
     public func register(
         path: String, subtree: Bool = false, table: DBusVTable, children: [String] = [],
         admit: (@Sendable (DBusMethodCall) throws(DBusError) -> Void)? = nil
     ) throws {
-        try register(path: path, subtree: subtree, introspectionXML: DBusInterfaceDescription.document([table.interface], children: children),
+        try register(path: path, subtree: subtree, introspection: { DBusInterfaceDescription.document([table.interface], children: children) },
                      secretsOf: [table.interface], table: table) { call throws(DBusError) in
             try admit?(call)
             return try table.dispatch(call)
