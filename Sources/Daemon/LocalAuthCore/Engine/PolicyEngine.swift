@@ -490,18 +490,18 @@ public actor PolicyEngine {
 
     /// Ends the context's evaluation and answers its caller.
     func finish(_ id: ContextID, _ result: Result<EvaluationSuccess, LocalAuthError>) {
-        guard let record = contexts.ownerAndUser(of: id), let evaluation = contexts.endEvaluation(of: id) else { return }
+        guard case let (owner, user)? = contexts.ownerAndUser(of: id), let evaluation = contexts.endEvaluation(of: id) else { return }
         closeSheet(id, result)
         dirty.insert(id)
         if case .success(let success) = result {
-            let state = domainState(of: record.user)
+            let state = domainState(of: user)
             if case .biometricMatch = success {
                 contexts[id]?.domainState = state
                 contexts[id]?.lastBiometricMatch = environment.clock.uptime()
             }
             contexts[id]?.earlierSuccess = EarlierSuccess(success: success, domainState: state)
         }
-        audit(result, policy: evaluation.policy, user: record.user, client: record.owner)
+        audit(result, policy: evaluation.policy, user: user, client: owner)
         evaluation.reply(result)
     }
 

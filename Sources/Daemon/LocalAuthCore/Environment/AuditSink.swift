@@ -57,7 +57,7 @@ public struct AuditEntry: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         // Bytes appended to one buffer sized up front, then one String: appending Strings piece by
-        // piece cost ~1 500 instructions each (every evaluation writes a line).
+        // piece reallocated and cost several thousand instructions a line (every evaluation writes one).
         var line: [UInt8] = []
         line.reserveCapacity(80 + (client?.utf8.count ?? 0) + result.utf8.count + message.utf8.count)
         func add(_ text: String) { line.append(contentsOf: text.utf8) }
