@@ -55,7 +55,8 @@ PROVIDERDIR ?= $(PREFIX)/lib/localauthd/providers
 # `make install` strips; debian/rules passes STRIP= so that dh_strip keeps the symbols in -dbgsym.
 STRIP       ?= -s
 # Release build: optimized for speed (-O: 10 % fewer instructions per evaluation cycle than -Osize;
-# with the code order below, -Osize saved only ~0.1 MiB resident at idle); the Swift runtime, libstdc++ and libdbus static (so the binaries need only libc, libm,
+# with the code order below, -Osize saved only 0.1-0.4 MiB resident); the Swift runtime, libstdc++
+# and libdbus static (so the binaries need only libc, libm,
 # libgcc_s and libsodium, plus libcrypto and tpm2-tss in localauthd and libpam in localauth), full RELRO, and lld's packed relative relocations (DT_RELR,
 # glibc >= 2.36): the static runtime's ~30 000 relocations take 6 KB instead of 700 KB, all read at
 # start. The runtime's link arguments ask for -lstdc++; STATIC_CXX_DIR holds only libstdc++.a and
@@ -363,7 +364,7 @@ bench: deps $(STATIC_CXX_DIR)/libstdc++.a $(RELEASE_LIBS_DIR)/dbus-1.pc
 symbol-order: deps $(STATIC_CXX_DIR)/libstdc++.a $(RELEASE_LIBS_DIR)/dbus-1.pc
 	[ -e $(SYMBOL_ORDER) ] || : > $(SYMBOL_ORDER)
 	$(SWIFT) build $(RELEASE_FLAGS) --product localauthd
-	/usr/bin/python3 bench/symbol-order.py "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/localauthd"
+	/usr/bin/python3 bench/symbol-order.py "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/localauthd" --out $(SYMBOL_ORDER)
 	@# The order file is not an input SwiftPM tracks: the next release build relinks because the binary is gone.
 	rm -f "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/localauthd"
 
