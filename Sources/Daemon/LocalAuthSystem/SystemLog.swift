@@ -109,8 +109,7 @@ public struct SystemLog: AuditSink {
 /// Writes `text` to standard error (or `descriptor`) with one write(2), so concurrent lines never
 /// interleave.
 public func writeToStandardError(_ text: String, descriptor: Int32 = STDERR_FILENO) {
-    var text = text
-    _ = text.withUTF8 { write(descriptor, $0.baseAddress, $0.count) }
+    writeLine(Array(text.utf8), to: descriptor)
 }
 
 /// `bytes` with one write(2).
