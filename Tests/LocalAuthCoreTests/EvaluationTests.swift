@@ -8,7 +8,7 @@ import Testing
 struct EvaluationTests {
     let limits: [BiometricModality: Int] = [.fingerprint: 3, .face: 2]
 
-    func start(_ kind: LAPolicy.Kind, _ usable: Set<BiometricModality> = [.fingerprint, .face]) -> (Evaluation, Evaluation.Action) {
+    func start(_ kind: LAPolicy.Kind, _ usable: BiometricModalitySet = [.fingerprint, .face]) -> (Evaluation, Evaluation.Action) {
         Evaluation.start(kind: kind, usable: usable, attemptLimits: limits)
     }
 

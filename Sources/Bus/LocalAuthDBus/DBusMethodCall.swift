@@ -13,11 +13,12 @@ public struct DBusMethodCall: Sendable {
         let arguments: [DBusValue]
         let message: DBusMessage
         let reply: DBusPendingReply
+        let row: DBusVTable.Method?
 
         init(path: String, interface: String?, member: String, sender: String?, signature: String, arguments: [DBusValue],
-             message: DBusMessage, reply: DBusPendingReply) {
+             message: DBusMessage, reply: DBusPendingReply, row: DBusVTable.Method?) {
             (self.path, self.interface, self.member, self.sender, self.signature) = (path, interface, member, sender, signature)
-            (self.arguments, self.message, self.reply) = (arguments, message, reply)
+            (self.arguments, self.message, self.reply, self.row) = (arguments, message, reply, row)
         }
     }
 
@@ -42,11 +43,14 @@ public struct DBusMethodCall: Sendable {
     /// Where the answer goes. The connection completes it from the handler's return value or
     /// thrown error; a handler that returns `.deferred` keeps it and completes it later.
     public var reply: DBusPendingReply { fields.reply }
+    /// The row of the object's table the call goes to, found once when it arrived (nil for a
+    /// property call, an unknown member, or an object registered without a table).
+    var row: DBusVTable.Method? { fields.row }
 
     init(path: String, interface: String?, member: String, sender: String?, signature: String, arguments: [DBusValue],
-         byteCount: Int, message: DBusMessage, reply: DBusPendingReply) {
+         byteCount: Int, message: DBusMessage, reply: DBusPendingReply, row: DBusVTable.Method?) {
         fields = Fields(path: path, interface: interface, member: member, sender: sender, signature: signature,
-                        arguments: arguments, message: message, reply: reply)
+                        arguments: arguments, message: message, reply: reply, row: row)
         self.byteCount = byteCount
     }
 

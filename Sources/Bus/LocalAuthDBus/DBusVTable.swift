@@ -80,6 +80,11 @@ public struct DBusVTable: Sendable {
 
     /// Checks `call` against the declaration and runs its row.
     public func dispatch(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
+        // The connection found the row when the call arrived (``row(interface:member:)``).
+        if let row = call.row {
+            try call.requireSignature(row.inputSignature)
+            return try row.handler(call)
+        }
         if call.interface == DBusPropertyRequest.interface { return try property(call) }
         if let name = call.interface, name != interface.name {
             throw DBusError(.unknownInterface, "This object has no interface \"\(name)\"; it implements \(interface.name).")

@@ -72,7 +72,8 @@ final class ObjectRegistration: @unchecked Sendable {
                 connection?.scrubReceiveBuffer()
             }
         }
-        if let introspection, interface == "org.freedesktop.DBus.Introspectable", member == "Introspect" {
+        // A row is one of the table's own methods, never Introspect.
+        if row == nil, let introspection, interface == "org.freedesktop.DBus.Introspectable", member == "Introspect" {
             let document = introspectionXML ?? introspection()
             introspectionXML = document
             reply.send([.string(document)])
@@ -81,7 +82,7 @@ final class ObjectRegistration: @unchecked Sendable {
         let call = DBusMethodCall(
             path: message.path ?? "/", interface: interface, member: member,
             sender: message.sender, signature: message.signature, arguments: arguments,
-            byteCount: arguments.reduce(0) { $0 + $1.byteCount }, message: message, reply: reply)
+            byteCount: arguments.reduce(0) { $0 + $1.byteCount }, message: message, reply: reply, row: row)
         do {
             switch try handler(call) {
             case .values(let values): reply.send(values)

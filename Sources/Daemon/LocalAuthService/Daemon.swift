@@ -160,7 +160,7 @@ public final class Daemon: Sendable {
 
         let providers = made.sensors.compactMap { $0 as? ProviderBackend }
         let directory = CallerDirectory<PolicyEngine>(connection: connection, identify: ProcessIdentity.app(ofProcess:), limits: RequestQueueLimits(configuration), log: log)
-        let enrollments = EnrollmentRegistry(capturing: Set(providers.map(\.modality)))
+        let enrollments = EnrollmentRegistry(capturing: BiometricModalitySet(providers.map(\.modality)))
         let rows = BusTable(directory: directory,
                             stage: AccessStage(engine: engine, daemonUser: currentUserID(), simulatorGroup: settings.simulatorGroup))
         let objects = BusObjectsUnit(

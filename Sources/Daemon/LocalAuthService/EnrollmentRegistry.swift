@@ -8,11 +8,11 @@ import Synchronization
 /// the mutex; cancelling one cancels the provider's enrollment (``CapturingBackend/capture(user:label:progress:)``).
 final class EnrollmentRegistry: Sendable {
     /// The modalities whose backend captures (a provider's); the rest enroll at once.
-    let capturing: Set<BiometricModality>
+    let capturing: BiometricModalitySet
     private let running = Mutex<[ClientID: (token: UInt64, task: Task<Void, Never>)]>([:])
     private let tokens = Atomic<UInt64>(0)
 
-    init(capturing: Set<BiometricModality>) {
+    init(capturing: BiometricModalitySet) {
         self.capturing = capturing
     }
 

@@ -51,22 +51,32 @@ public struct SystemLog: AuditSink {
 
     /// One operational message (start-up, shutdown, reload).
     public func log(_ severity: AuditEntry.Severity, _ message: String) {
-        write(fields: ["MESSAGE": message, "PRIORITY": "\(severity.rawValue)", "SYSLOG_IDENTIFIER": "localauthd"], line: message, severity: severity)
+        write(fields: ["MESSAGE": message, "PRIORITY": "\(severity.rawValue)", "SYSLOG_IDENTIFIER": "localauthd"], line: Array(message.utf8), severity: severity)
     }
 
     public func record(_ entry: AuditEntry) {
-        write(fields: Self.journalFields(of: entry), line: entry.description, severity: entry.severity)
+        write(fields: Self.journalFields(of: entry), line: entry.line, severity: entry.severity)
     }
 
     /// `fields` are built only when there is a journal to send them to.
-    private func write(fields: @autoclosure () -> [String: String], line: String, severity: AuditEntry.Severity) {
+    /// `line` is the stderr line's UTF-8, without the newline.
+    private func write(fields: @autoclosure () -> [String: String], line: [UInt8], severity: AuditEntry.Severity) {
         // Escaped in the journal as on stderr: binary-safe fields could carry a client's newline,
         // but journalctl would then show a line the client wrote.
         if let journal, journal.send(JournalEntry(fields().mapValues(DisplayText.controlsEscaped))) { return }
         var text: [UInt8] = []
-        text.reserveCapacity(line.utf8.count + 4)
-        if prefixesPriority { text.append(contentsOf: "<\(severity.rawValue)>".utf8) }
-        text.append(contentsOf: DisplayText.controlsEscaped(line).utf8)
+        text.reserveCapacity(line.count + 5)
+        if prefixesPriority {
+            text.append(UInt8(ascii: "<"))
+            text.append(UInt8(ascii: "0") + UInt8(severity.rawValue))
+            text.append(UInt8(ascii: ">"))
+        }
+        // Printable ASCII (almost every line) is written as it is, without a look at Unicode.
+        if line.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            text.append(contentsOf: line)
+        } else {
+            text.append(contentsOf: DisplayText.controlsEscaped(String(decoding: line, as: UTF8.self)).utf8)
+        }
         text.append(UInt8(ascii: "\n"))
         writeLine(text, to: lines)
     }

@@ -19,7 +19,7 @@ public struct AgentRequest: Sendable, Hashable {
     public let fallbackTitle: String
     public let cancelTitle: String
     /// The sensors this evaluation may use.
-    public let biometry: Set<BiometricModality>
+    public let biometry: BiometricModalitySet
     /// Whether the agent may offer passcode entry (policy 2).
     public let passcodeAllowed: Bool
     public let title: String
@@ -40,7 +40,7 @@ public struct AgentUpdate: Sendable, Hashable {
     /// (`fallback`, `attempts-exhausted`, …), or empty.
     public let advice: String
     /// The sensors now listening, for `biometry` and `waiting`.
-    public let sensors: Set<BiometricModality>
+    public let sensors: BiometricModalitySet
     /// The daemon's sentence for it, in the agent's language.
     public let message: String
 }

@@ -31,7 +31,7 @@ public struct MessageCatalog: Sendable {
 
     /// Every message the daemon may send an agent, in English: the catalog's message ids.
     public static let messages: [String] = {
-        let sensors: [Set<BiometricModality>] = [[.face], [.fingerprint], [.face, .fingerprint]]
+        let sensors: [BiometricModalitySet] = [[.face], [.fingerprint], [.face, .fingerprint]]
         var all: [String] = [title, faceConsentQuestionFormat, ready, waiting, passcodeWrong]
         all += sensors.map(listening)
         all += BiometricModality.allCases.map(noMatch)
@@ -98,7 +98,7 @@ public struct MessageCatalog: Sendable {
     private static let waiting = "Waiting for the sensor, which another request is using."
     private static let passcodeWrong = "Wrong passcode; try again."
 
-    private static func listening(_ sensors: Set<BiometricModality>) -> String {
+    private static func listening(_ sensors: BiometricModalitySet) -> String {
         switch (sensors.contains(.face), sensors.contains(.fingerprint)) {
         case (true, true): "Look at the screen or touch the fingerprint sensor."
         case (true, false): "Look at the screen."

@@ -39,7 +39,7 @@ struct ContextRecord: Sendable {
 
     struct Published: Sendable, Hashable {
         var state: ContextState
-        var listening: Set<BiometricModality>
+        var listening: BiometricModalitySet
     }
 
     init(id: ContextID, owner: ClientID, ownerUID: UInt32, user: UInt32, options: ContextOptions) {

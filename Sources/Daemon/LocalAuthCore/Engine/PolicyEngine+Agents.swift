@@ -220,7 +220,7 @@ extension PolicyEngine {
     /// Which sensors a starting evaluation may use and who shows it: face only when allowed, or
     /// when undecided and an agent can ask (it then waits for the answer). Face withheld from an
     /// app that asked for it is audited (`face-not-offered`) with the reason.
-    func planSheet(_ record: ContextRecord, usable: Set<BiometricModality>) -> (usable: Set<BiometricModality>, agent: AgentRegistration?, askFace: Bool) {
+    func planSheet(_ record: ContextRecord, usable: BiometricModalitySet) -> (usable: BiometricModalitySet, agent: AgentRegistration?, askFace: Bool) {
         let agent = record.options.isPrivilegedConversation ? nil
             : agentDesk.agent(owner: record.owner, session: session(of: record.owner), user: record.user)
         var usable = usable
@@ -240,7 +240,7 @@ extension PolicyEngine {
         return (usable, agent, askFace)
     }
 
-    func openSheet(_ id: ContextID, agent: AgentRegistration, usable: Set<BiometricModality>, askFace: Bool) {
+    func openSheet(_ id: ContextID, agent: AgentRegistration, usable: BiometricModalitySet, askFace: Bool) {
         guard let record = contexts[id], let evaluation = record.evaluation else { return }
         let sheet = AgentDesk.Sheet(handle: environment.cookies.cookie(), cookie: environment.cookies.cookie(), agent: agent.client,
                                     agentUID: agent.uid, language: agent.language, faceConsentPending: askFace)
@@ -257,7 +257,7 @@ extension PolicyEngine {
     }
 
     /// Sensors the evaluation may not arm yet (face while its consent question is open).
-    func heldBackSensors(_ id: ContextID) -> Set<BiometricModality> {
+    func heldBackSensors(_ id: ContextID) -> BiometricModalitySet {
         agentDesk.sheets[id]?.faceConsentPending == true ? [.face] : []
     }
 

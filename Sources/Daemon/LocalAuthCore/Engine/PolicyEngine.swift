@@ -536,8 +536,8 @@ public actor PolicyEngine {
     }
 
     /// Sensors that are connected and have at least one of the user's enrollments.
-    func usableSensors(for profile: UserProfile) -> Set<BiometricModality> {
-        var usable = Set<BiometricModality>()
+    func usableSensors(for profile: UserProfile) -> BiometricModalitySet {
+        var usable = BiometricModalitySet()
         for backend in backends.values where backend.isAvailable && profile.isEnrolled(backend.modality) { usable.insert(backend.modality) }
         return usable
     }
@@ -586,7 +586,7 @@ public actor PolicyEngine {
     }
 
     /// The sensors armed for this context.
-    func listening(_ id: ContextID) -> Set<BiometricModality> {
+    func listening(_ id: ContextID) -> BiometricModalitySet {
         sensors.listening(id)
     }
 

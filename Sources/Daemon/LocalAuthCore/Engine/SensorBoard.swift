@@ -68,8 +68,8 @@ struct SensorBoard: Sendable {
     }
 
     /// The sensors armed for `id`.
-    func listening(_ id: ContextID) -> Set<BiometricModality> {
-        var listening = Set<BiometricModality>()
+    func listening(_ id: ContextID) -> BiometricModalitySet {
+        var listening = BiometricModalitySet()
         for (modality, armed) in armed where armed.context == id { listening.insert(modality) }
         return listening
     }

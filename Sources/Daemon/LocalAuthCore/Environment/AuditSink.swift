@@ -55,9 +55,12 @@ public struct AuditEntry: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String {
-        // Bytes appended to one buffer sized up front, then one String: appending Strings piece by
-        // piece reallocated and cost several thousand instructions a line (every evaluation writes one).
+    public var description: String { String(decoding: line, as: UTF8.self) }
+
+    /// ``description`` as UTF-8, what a log line is built from.
+    public var line: [UInt8] {
+        // Bytes appended to one buffer sized up front: appending Strings piece by piece
+        // reallocated and cost several thousand instructions a line (every evaluation writes one).
         var line: [UInt8] = []
         line.reserveCapacity(80 + (client?.utf8.count ?? 0) + result.utf8.count + message.utf8.count)
         func add(_ text: String) { line.append(contentsOf: text.utf8) }
@@ -80,6 +83,6 @@ public struct AuditEntry: Sendable, Hashable, CustomStringConvertible {
         add(result)
         add(": ")
         add(message)
-        return String(decoding: line, as: UTF8.self)
+        return line
     }
 }

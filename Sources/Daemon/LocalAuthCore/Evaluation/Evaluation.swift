@@ -10,7 +10,7 @@ import LocalAuthAPI
 struct Evaluation: Sendable, Hashable {
     enum Phase: Sendable, Hashable {
         /// Listening on these sensors (a policy-2 evaluation also accepts the passcode).
-        case biometry(Set<BiometricModality>)
+        case biometry(BiometricModalitySet)
         /// Waiting for the passcode only (policy 2).
         case passcode
         case finished
@@ -59,7 +59,7 @@ struct Evaluation: Sendable, Hashable {
 
     /// Starts an evaluation that may use the `usable` sensors (available, enrolled, not locked out).
     /// Companion policies never get here: the engine refuses them first.
-    static func start(kind: LAPolicy.Kind, usable: Set<BiometricModality>,
+    static func start(kind: LAPolicy.Kind, usable: BiometricModalitySet,
                       attemptLimits: [BiometricModality: Int]) -> (Evaluation, Action) {
         var evaluation = Evaluation(kind: kind, attemptLimits: attemptLimits, phase: .biometry(usable))
         guard usable.isEmpty else { return (evaluation, .none) }
@@ -74,7 +74,7 @@ struct Evaluation: Sendable, Hashable {
     }
 
     /// The sensors this evaluation wants to listen on now.
-    var wantedSensors: Set<BiometricModality> {
+    var wantedSensors: BiometricModalitySet {
         if case .biometry(let sensors) = phase { return sensors }
         return []
     }

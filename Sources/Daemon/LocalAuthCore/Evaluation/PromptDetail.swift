@@ -3,8 +3,8 @@ import LocalAuthAPI
 
 /// What a prompt is about, structured, so an agent can render it in its own language.
 public enum PromptDetail: Sendable, Hashable {
-    case listening(Set<BiometricModality>)
-    case waiting(Set<BiometricModality>)
+    case listening(BiometricModalitySet)
+    case waiting(BiometricModalitySet)
     case noMatch(BiometricModality)
     case retry(RetryReason)
     /// The passcode is wanted, and why.
@@ -21,7 +21,7 @@ public enum PromptDetail: Sendable, Hashable {
         }
     }
 
-    public var sensors: Set<BiometricModality> {
+    public var sensors: BiometricModalitySet {
         switch self {
         case .listening(let sensors), .waiting(let sensors): sensors
         case .noMatch(let modality): [modality]

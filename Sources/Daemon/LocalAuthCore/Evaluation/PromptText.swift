@@ -19,7 +19,7 @@ enum PromptText {
         }
     }
 
-    static func listening(_ sensors: Set<BiometricModality>, reason: String, kind: LAPolicy.Kind, options: ContextOptions, reader: Reader) -> Prompt {
+    static func listening(_ sensors: BiometricModalitySet, reason: String, kind: LAPolicy.Kind, options: ContextOptions, reader: Reader) -> Prompt {
         let action: String
         switch (sensors.contains(.face), sensors.contains(.fingerprint)) {
         case (true, true): action = "Look at the screen or touch the fingerprint sensor"
@@ -29,7 +29,7 @@ enum PromptText {
         return Prompt(.biometry, "\(action) to \(reason). \(choices(kind: kind, options: options, reader: reader))", detail: .listening(sensors))
     }
 
-    static func waiting(for sensors: Set<BiometricModality>, options: ContextOptions, reader: Reader) -> Prompt {
+    static func waiting(for sensors: BiometricModalitySet, options: ContextOptions, reader: Reader) -> Prompt {
         let names = sensors.sorted().map { $0 == .face ? "face sensor" : "fingerprint sensor" }.joined(separator: " and ")
         return Prompt(.waiting, "Waiting for the \(names), which another request is using. \(stop(options, reader))", detail: .waiting(sensors))
     }
