@@ -6,7 +6,7 @@ import Testing
 /// The per-evaluation state machine on its own: no engine, no threads.
 @Suite("Evaluation state machine", .timeLimit(.minutes(1)))
 struct EvaluationTests {
-    let limits: [BiometricModality: Int] = [.fingerprint: 3, .face: 2]
+    let limits: ModalityMap<Int> = [.fingerprint: 3, .face: 2]
 
     func start(_ kind: LAPolicy.Kind, _ usable: BiometricModalitySet = [.fingerprint, .face]) -> (Evaluation, Evaluation.Action) {
         Evaluation.start(kind: kind, usable: usable, attemptLimits: limits)

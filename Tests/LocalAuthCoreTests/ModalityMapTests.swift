@@ -34,4 +34,16 @@ import Testing
         #expect(map.map(\.key) == BiometricModality.allCases)
         #expect(Array(map.values) == ["p", "f"])
     }
+
+    @Test func aDictionaryLiteralFillsTheSlotsAndEqualMapsCompareEqual() {
+        let limits: ModalityMap<Int> = [.face: 2, .fingerprint: 3]
+        #expect(limits[.face] == 2 && limits[.fingerprint] == 3)
+        var built = ModalityMap<Int>()
+        built[.fingerprint] = 3
+        #expect(built != limits)
+        built[.face] = 2
+        #expect(built == limits)
+        #expect(Set([built, limits]).count == 1)
+        #expect(([:] as ModalityMap<Int>).isEmpty)
+    }
 }

@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The names of localauthd's D-Bus API v1 (`dbus/*.xml`), shared by the daemon and every client
 /// in this repository so that none of them spells them out on its own. The interfaces behind
 /// these names are declared in ``LocalAuthInterface``.
@@ -43,7 +49,7 @@ public enum LocalAuthBusNames {
     private static func parseContextNumber(_ path: UnsafeBufferPointer<UInt8>) -> UInt64? {
         let prefixed = contextRootBytes.withUnsafeBufferPointer { prefix in
             path.count > prefix.count + 1 && path[prefix.count] == UInt8(ascii: "/")
-                && (0..<prefix.count).allSatisfy { path[$0] == prefix[$0] }
+                && memcmp(path.baseAddress!, prefix.baseAddress!, prefix.count) == 0
         }
         guard prefixed else { return nil }
         let digits = path[(contextRootBytes.count + 1)...]

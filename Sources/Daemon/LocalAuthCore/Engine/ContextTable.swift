@@ -75,6 +75,13 @@ struct ContextTable: Sendable {
         return storage[slot]?.evaluation != nil
     }
 
+    /// A live context's evaluation phase (nil when none runs) and what observers last saw of it,
+    /// read in place.
+    func publication(of id: ContextID) -> (phase: Evaluation.Phase?, published: ContextRecord.Published)? {
+        guard let slot = slots[id], let published = storage[slot]?.published else { return nil }
+        return (storage[slot]?.evaluation?.machine.phase, published)
+    }
+
     /// Who created a live context and whom it authenticates, read in place.
     func ownerAndUser(of id: ContextID) -> (owner: ClientID, user: UInt32)? {
         guard let slot = slots[id], let owner = storage[slot]?.owner, let user = storage[slot]?.user else { return nil }
@@ -210,7 +217,11 @@ struct ContextTable: Sendable {
     }
 
     /// The earliest deadline of the running evaluations.
-    var nextDeadline: BootTime? { deadlines.values.min { $0.seconds < $1.seconds } }
+    /// `mutating` only so that the engine reads it in place: a non-mutating call on the actor's
+    /// table copied the whole table first.
+    var nextDeadline: BootTime? {
+        mutating get { deadlines.values.min { $0.seconds < $1.seconds } }
+    }
 
     /// The contexts whose deadline is at or before `now`.
     func expired(at now: BootTime) -> [ContextID] {

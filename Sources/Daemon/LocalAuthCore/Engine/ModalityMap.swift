@@ -59,3 +59,12 @@ extension ModalityMap: Sequence {
 }
 
 extension ModalityMap: Sendable where Value: Sendable {}
+extension ModalityMap: Equatable where Value: Equatable {}
+extension ModalityMap: Hashable where Value: Hashable {}
+
+extension ModalityMap: ExpressibleByDictionaryLiteral {
+    /// A later entry for the same modality replaces an earlier one.
+    init(dictionaryLiteral elements: (BiometricModality, Value)...) {
+        for (modality, value) in elements { self[modality] = value }
+    }
+}

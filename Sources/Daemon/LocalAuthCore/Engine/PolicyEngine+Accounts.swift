@@ -372,7 +372,7 @@ extension PolicyEngine {
     /// attempt (biometric, passcode, new evaluation) passes here first, so nothing is counted
     /// only in memory.
     func requireSavedLedger(of uid: UInt32) throws(LocalAuthError) {
-        guard userRecord(uid).ledgerUnsaved else { return }
+        guard users.isLedgerUnsaved(of: uid) ?? userRecord(uid).ledgerUnsaved else { return }
         try persistLedger(of: uid)
     }
 

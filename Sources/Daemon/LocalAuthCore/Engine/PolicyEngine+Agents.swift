@@ -184,9 +184,9 @@ extension PolicyEngine {
 
     /// biometryNotAvailable when face is the only usable sensor for policy 1 or 4 and this app
     /// may not use it (no usage description, unidentified, refused, or undecided with no agent to ask).
-    func faceRefusal(of policy: LAPolicy, _ record: ContextRecord) -> LocalAuthError? {
+    func faceRefusal(of policy: LAPolicy, _ record: ContextRecord, user: UserRecord) -> LocalAuthError? {
         guard policy.kind == .biometricsOnly else { return nil }
-        let usable = usableSensors(for: userRecord(record.user).profile)
+        let usable = usableSensors(for: user.profile)
         guard usable == [.face] else { return nil }
         return faceWithheld(record, asker: faceConsentAsker(record)).map { LocalAuthError(.biometryNotAvailable, $0) }
     }

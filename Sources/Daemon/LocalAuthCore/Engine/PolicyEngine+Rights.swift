@@ -390,8 +390,9 @@ extension PolicyEngine {
 
     /// What refuses a step now (as canEvaluatePolicy): policy 1's or 2's rules, the passcode's for the passcode alone.
     private func refusal(of step: RightAuthorization.Step, _ record: ContextRecord) -> LocalAuthError? {
-        refusal(of: step.policy, for: userRecord(record.user), applicant: record.foreignApplicant)
-            ?? (step == .passcode ? nil : faceRefusal(of: step.policy, record))
+        let user = userRecord(record.user)
+        return refusal(of: step.policy, for: user, applicant: record.foreignApplicant)
+            ?? (step == .passcode ? nil : faceRefusal(of: step.policy, record, user: user))
     }
 
     private func beginSteps(_ steps: [RightAuthorization.Step], right: RightKey?, generation: UInt64, reason: String, record: ContextRecord,
@@ -420,7 +421,8 @@ extension PolicyEngine {
         if let refusal = refusal(of: step, record) { return endAuthorization(id, .failure(refusal)) }
         guard !record.options.interactionNotAllowed else { return endAuthorization(id, .failure(LocalAuthError(.notInteractive))) }
         let reply = authorization.reply
-        startInteractive(step.policy, passcodeOnly: step == .passcode, reason: authorization.reason, record: record) { result in
+        startInteractive(step.policy, passcodeOnly: step == .passcode, reason: authorization.reason, record: record,
+                         user: userRecord(record.user)) { result in
             // Not from inside the evaluation's end: the next step starts in a turn of its own.
             Task { await self.stepEnded(id, result, reply: reply) }
         }

@@ -111,9 +111,9 @@ extension PolicyEngine {
         }
         for (modality, list) in newcomers {
             for (_, id) in list.sorted(by: { $0.serial < $1.serial }) {
-                guard let record = contexts[id] else { continue }
-                let standing = environment.sessions?.standing(in: session(of: record.owner), user: record.user) ?? .unknown
-                events[modality, default: []].append(.claim(id, user: record.user, standing: standing))
+                guard let (owner, user) = contexts.ownerAndUser(of: id) else { continue }
+                let standing = environment.sessions?.standing(in: session(of: owner), user: user) ?? .unknown
+                events[modality, default: []].append(.claim(id, user: user, standing: standing))
             }
         }
         for id in dirty where contexts.contains(id) { pendingPublication.insert(id) }
@@ -243,10 +243,10 @@ extension PolicyEngine {
         // Only after settleRoundLimit rounds can contexts still be dirty here.
         if !dirty.isEmpty { _ = stepSensors() }
         for id in pendingPublication where !sensors.isSaving(id) {
-            guard let record = contexts[id] else { continue }
-            let now = ContextRecord.Published(state: state(of: record), listening: listening(id))
-            let before = record.published
-            guard now != before else { continue }
+            // Read in place: the record is copied out only when there is something to announce.
+            guard let (phase, before) = contexts.publication(of: id) else { continue }
+            let now = ContextRecord.Published(state: state(of: id, phase: phase), listening: listening(id))
+            guard now != before, let record = contexts[id] else { continue }
             contexts[id]?.published = now
             if now.state != before.state {
                 environment.observer?.contextChanged(snapshot(record, state: now.state))

@@ -262,7 +262,7 @@ public actor PolicyEngine {
         let record = try ownedContext(id, caller: caller)
         let user = userRecord(record.user)
         contexts[id]?.biometryType = preferredBiometryType()
-        let refusal = refusal(of: policy, for: user, applicant: record.foreignApplicant) ?? faceRefusal(of: policy, record)
+        let refusal = refusal(of: policy, for: user, applicant: record.foreignApplicant) ?? faceRefusal(of: policy, record, user: user)
         if refusal == nil, policy.kind == .biometricsOnly {
             contexts[id]?.domainState = domainState(of: record.user)
         }
@@ -302,11 +302,12 @@ public actor PolicyEngine {
     /// Invalidating twice does nothing.
     public func invalidate(context id: ContextID, caller: ClientID) throws(LocalAuthError) {
         if contexts.isInvalidated(id, by: caller) { return }
-        let record = try ownedContext(id, caller: caller)
-        if record.evaluation != nil {
+        // ``ownedContext(_:caller:)``'s check, without copying the record out.
+        guard contexts.ownerAndUser(of: id)?.owner == caller else { throw Self.noSuchContext }
+        if contexts.isEvaluating(id) {
             handle(.ended(.appCancel), on: id)
         }
-        contexts.invalidate(id)
+        guard let record = contexts.invalidate(id) else { return }
         dirty.insert(id)
         environment.observer?.contextChanged(snapshot(record, state: .invalidated))
         settle()
@@ -389,7 +390,7 @@ public actor PolicyEngine {
     /// of a client's requests: a Cancel sent after EvaluatePolicy finds the evaluation running.
     public func beginEvaluation(_ policy: LAPolicy, reason: String, context id: ContextID, caller: ClientID,
                                 completion reply: @escaping @Sendable (EvaluationResult) -> Void) {
-        let record: ContextRecord
+        let record: ContextRecord, user: UserRecord
         do throws(LocalAuthError) {
             record = try ownedContext(id, caller: caller)
             try ContextOptions.validateText(reason, name: "localized reason", allowEmpty: false)
@@ -400,7 +401,9 @@ public actor PolicyEngine {
                 throw LocalAuthError(.systemCancel, "The authentication service is shutting down.")
             }
             contexts[id]?.lastBiometricMatch = nil
-            if let refusal = refusal(of: policy, for: userRecord(record.user), applicant: record.foreignApplicant) ?? faceRefusal(of: policy, record) { throw refusal }
+            // Read once for the whole start: saving the ledger below changes only its saved flag.
+            user = userRecord(record.user)
+            if let refusal = refusal(of: policy, for: user, applicant: record.foreignApplicant) ?? faceRefusal(of: policy, record, user: user) { throw refusal }
             try requireSavedLedger(of: record.user)
         } catch {
             // Outcomes of the model (companionNotAvailable, passcodeNotSet, …) are audited; bad requests are not.
@@ -411,7 +414,6 @@ public actor PolicyEngine {
             return
         }
 
-        let user = userRecord(record.user)
         let now = environment.clock.reading()
         // A lockout ends an earlier success as it ends the reuse window: the owner may not be the one here.
         if !record.options.isUnlockContext, let earlier = record.earlierSuccess,
@@ -435,20 +437,21 @@ public actor PolicyEngine {
             return
         }
 
-        startInteractive(policy, passcodeOnly: false, reason: reason, record: record, reply: reply)
+        startInteractive(policy, passcodeOnly: false, reason: reason, record: record, user: user, reply: reply)
     }
 
     /// Starts an evaluation that asks the user (no reuse, no earlier success): of `policy`, or of
-    /// the passcode alone (`passcodeOnly`, with policy 2). The caller has checked the refusals.
-    func startInteractive(_ policy: LAPolicy, passcodeOnly: Bool, reason: String, record: ContextRecord,
+    /// the passcode alone (`passcodeOnly`, with policy 2), for `user` (the record's user as
+    /// loaded now). The caller has checked the refusals.
+    func startInteractive(_ policy: LAPolicy, passcodeOnly: Bool, reason: String, record: ContextRecord, user: UserRecord,
                           reply: @escaping @Sendable (EvaluationResult) -> Void) {
         let id = record.id
-        let user = userRecord(record.user)
         lastSerial += 1
         let sensors = passcodeOnly || user.ledger.isBiometryLockedOut(for: record.foreignApplicant) ? [] : usableSensors(for: user.profile)
         let plan = planSheet(record, usable: sensors)
         let usable = plan.usable
-        let limits = Dictionary(uniqueKeysWithValues: BiometricModality.allCases.map { ($0, configuration.attemptsPerEvaluation($0)) })
+        var limits = ModalityMap<Int>()
+        for modality in BiometricModality.allCases { limits[modality] = configuration.attemptsPerEvaluation(modality) }
         let (machine, action) = Evaluation.start(kind: policy.kind, usable: usable, attemptLimits: limits)
         let timeout = configuration.evaluationTimeout
         let deadline = timeout > 0 ? environment.clock.uptime().advanced(by: timeout) : nil
@@ -577,11 +580,15 @@ public actor PolicyEngine {
     static let noSuchContext = LocalAuthError(.unknownContext, "This connection has no such context; create one with CreateContext.")
 
     func state(of record: ContextRecord) -> ContextState {
-        guard let evaluation = record.evaluation else { return .idle }
-        switch evaluation.machine.phase {
-        case .passcode: return .passcode
-        case .finished: return .idle
-        case .biometry: return listening(record.id).isEmpty ? .waiting : .biometry
+        state(of: record.id, phase: record.evaluation?.machine.phase)
+    }
+
+    /// The state of context `id` whose evaluation is in `phase` (nil: none runs).
+    func state(of id: ContextID, phase: Evaluation.Phase?) -> ContextState {
+        switch phase {
+        case nil, .finished: .idle
+        case .passcode: .passcode
+        case .biometry: listening(id).isEmpty ? .waiting : .biometry
         }
     }
 

@@ -46,7 +46,9 @@ struct SensorBoard: Sendable {
     }
 
     /// The earliest end of a sensor turn (``SensorArbiter/turnDeadline(length:)``).
-    func nextTurnDeadline(length: Double) -> BootTime? {
+    /// `mutating` only so that the engine reads it in place: a non-mutating call on the actor's
+    /// board copied the whole board first.
+    mutating func nextTurnDeadline(length: Double) -> BootTime? {
         var earliest: BootTime?
         // Each arbiter asked in place (a lazy sequence of them copied each one; asked every call).
         for modality in BiometricModality.allCases {

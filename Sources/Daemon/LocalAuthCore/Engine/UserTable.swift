@@ -34,6 +34,13 @@ struct UserTable: Sendable {
     /// The user's record, if loaded.
     subscript(uid: UInt32) -> UserRecord? { records[uid] }
 
+    /// Whether a loaded user's ledger has changes not yet saved; nil if the user is not loaded.
+    /// `mutating` only so that the engine reads it in place, without copying the table.
+    mutating func isLedgerUnsaved(of uid: UInt32) -> Bool? {
+        guard let index = records.index(forKey: uid) else { return nil }
+        return records.values[index].ledgerUnsaved
+    }
+
     /// Keeps a user's record as first loaded; a user already loaded keeps the record it has.
     mutating func load(_ record: UserRecord, for uid: UInt32) {
         guard records[uid] == nil else { return }

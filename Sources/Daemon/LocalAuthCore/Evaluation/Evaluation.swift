@@ -53,21 +53,21 @@ struct Evaluation: Sendable, Hashable {
     }
 
     let kind: LAPolicy.Kind
-    private let attemptLimits: [BiometricModality: Int]
+    private let attemptLimits: ModalityMap<Int>
     private(set) var phase: Phase
-    private(set) var noMatches = [BiometricModality: Int]()
+    private(set) var noMatches = ModalityMap<Int>()
 
     /// Starts an evaluation that may use the `usable` sensors (available, enrolled, not locked out).
     /// Companion policies never get here: the engine refuses them first.
     static func start(kind: LAPolicy.Kind, usable: BiometricModalitySet,
-                      attemptLimits: [BiometricModality: Int]) -> (Evaluation, Action) {
+                      attemptLimits: ModalityMap<Int>) -> (Evaluation, Action) {
         var evaluation = Evaluation(kind: kind, attemptLimits: attemptLimits, phase: .biometry(usable))
         guard usable.isEmpty else { return (evaluation, .none) }
         let action = evaluation.leaveBiometry(failing: .biometryNotAvailable, passcode: .noBiometry)
         return (evaluation, action)
     }
 
-    private init(kind: LAPolicy.Kind, attemptLimits: [BiometricModality: Int], phase: Phase) {
+    private init(kind: LAPolicy.Kind, attemptLimits: ModalityMap<Int>, phase: Phase) {
         self.kind = kind
         self.attemptLimits = attemptLimits
         self.phase = phase
