@@ -102,6 +102,8 @@ struct VocabularyTests {
             ["thumb", "index-finger", "middle-finger", "ring-finger", "little-finger"].map { "\(hand)-\($0)" }
         }
         #expect(FingerName.allCases.map(\.rawValue) == hands)
+        #expect(hands.map { FingerName(rawValue: $0)?.rawValue } == hands)
+        #expect(["", "Right-thumb", "right-thumb ", "thumb"].allSatisfy { FingerName(rawValue: $0) == nil })
     }
 
     @Test(arguments: ContextState.allCases.map(\.rawValue) + PromptKind.allCases.map(\.rawValue)

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// An owned reference to a libdbus message.
 ///
@@ -51,6 +56,13 @@ final class DBusMessage: @unchecked Sendable {
     var kind: Kind? { Kind(rawValue: dbus_message_get_type(raw)) }
     var path: String? { dbus_message_get_path(raw).map { String(cString: $0) } }
     var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
+    /// ``interface``, as `known` itself when it names that one: no new string for the interface
+    /// an object serves, which nearly every call to it names.
+    func interface(preferring known: String?) -> String? {
+        guard let name = dbus_message_get_interface(raw) else { return nil }
+        if let known, known.withCString({ strcmp($0, name) == 0 }) { return known }
+        return String(cString: name)
+    }
     var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
     var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
     var destination: String? { dbus_message_get_destination(raw).map { String(cString: $0) } }

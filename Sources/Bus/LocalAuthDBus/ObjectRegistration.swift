@@ -9,7 +9,10 @@ import LocalAuthAPI
 /// unregister callback (on `unregister(path:)` or when the connection is finalized). Used only on
 /// the connection's queue.
 final class ObjectRegistration: @unchecked Sendable {
-    weak let connection: DBusConnection?
+    /// Unowned, not weak: libdbus calls the registration only from ``DBusConnection``'s dispatch,
+    /// while the connection is alive. A weak reference gave the connection a side table, which
+    /// made each of its retains and releases (a few dozen a call) take the runtime's slow path.
+    unowned let connection: DBusConnection
     /// Renders the document `Introspect` answers with; nil when the handler answers it.
     private let introspection: (@Sendable () -> String)?
     /// The document, rendered at the first `Introspect` (rendering every object's at start cost
@@ -41,7 +44,7 @@ final class ObjectRegistration: @unchecked Sendable {
         vtable.message_function = { _, message, data in
             guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
             let registration = Unmanaged<ObjectRegistration>.fromOpaque(data).takeUnretainedValue()
-            guard let connection = registration.connection else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            let connection = registration.connection
             return registration.handle(DBusMessage(retaining: message, releasedOn: connection), on: connection)
         }
         return vtable
@@ -51,7 +54,7 @@ final class ObjectRegistration: @unchecked Sendable {
         connection.queue.precondition()
         guard message.kind == .methodCall else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
         // Each header read makes a Swift string: once per field.
-        let (interface, member) = (message.interface, message.member ?? "")
+        let (interface, member) = (message.interface(preferring: table?.interface.name), message.member ?? "")
         let reply = DBusPendingReply(call: message, member: member, connection: connection)
         let row = table?.row(interface: interface, member: member)
         let secretIndexes = row?.secretArguments ?? DBusInterfaceDescription.secretArguments(of: member, interface: interface, in: interfaces)
@@ -67,9 +70,9 @@ final class ObjectRegistration: @unchecked Sendable {
         let holdsSecret = readsArguments ? !secretIndexes.isEmpty : arguments.contains(where: { $0.anySecret != nil })
         if holdsSecret, !scrubQueued {
             scrubQueued = true
-            connection.queue.async { [self, weak connection] in
+            connection.queue.async { [self, connection] in
                 scrubQueued = false
-                connection?.scrubReceiveBuffer()
+                connection.scrubReceiveBuffer()
             }
         }
         // A row is one of the table's own methods, never Introspect.

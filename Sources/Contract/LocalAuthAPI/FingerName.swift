@@ -12,4 +12,13 @@ public enum FingerName: String, Sendable, Hashable, CaseIterable {
     case rightMiddleFinger = "right-middle-finger"
     case rightRingFinger = "right-ring-finger"
     case rightLittleFinger = "right-little-finger"
+
+    /// The finger named `rawValue`: one table lookup, where the synthesized initializer compared
+    /// the name with each case's in turn (a `Touch` names one on every evaluation it serves).
+    public init?(rawValue: String) {
+        guard let finger = Self.byName[rawValue] else { return nil }
+        self = finger
+    }
+
+    private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
 }

@@ -21,7 +21,8 @@ public protocol BiometricBackend: AnyObject, ListedBackend {
     func labelsRemoved(withUnenrolling label: String, existing: [String]) -> Set<String>
     /// Starts listening on behalf of one evaluation.
     func arm(_ session: SensorSession)
-    /// Stops listening for the session with this id, if it is the armed one.
+    /// Stops listening for the session with this id, if it is the armed one. The backend lets go
+    /// of the session then (its ``SensorSession/deliver`` holds the engine).
     func disarm(_ sessionID: UInt64)
     /// The oldest attempt that arrived while nothing was armed and is still fresh, judged for `session`.
     func takeQueuedAttempt(for session: SensorSession) -> AttemptEvent?

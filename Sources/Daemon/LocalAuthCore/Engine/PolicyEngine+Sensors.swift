@@ -126,11 +126,15 @@ extension PolicyEngine {
         let profile = userRecord(user).profile
         let sessionID = sensors.issueSessionID()
         let modality = backend.modality
+        // The session holds the engine strongly, and so does the backend while the session is
+        // armed: every armed session is disarmed when its evaluation leaves the biometric phase.
+        // A weak reference gave the engine a side table, which sent each of its retains and
+        // releases (dozens a call) down the runtime's slow path.
         let session = SensorSession(
             id: sessionID, user: user, enrolledLabels: profile.labels(of: modality),
             templates: profile.templates(of: modality), requireAttention: profile.requireAttention,
-            deliver: { [weak self] attempt in
-                await self?.sensorReported(attempt, on: modality, session: sessionID) ?? false
+            deliver: { attempt in
+                await self.sensorReported(attempt, on: modality, session: sessionID)
             })
         sensors.arm(session, for: id, on: modality)
         backend.arm(session)

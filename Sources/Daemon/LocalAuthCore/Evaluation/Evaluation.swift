@@ -174,7 +174,8 @@ public enum EvaluationSuccess: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .biometricMatch(let modality): "\(modality.rawValue) match"
+        case .biometricMatch(.fingerprint): "fingerprint match"
+        case .biometricMatch(.face): "face match"
         case .passcode: "passcode"
         case .reuse: "reuse of a recent unlock"
         case .earlierSuccess: "an earlier success of this context"

@@ -127,7 +127,9 @@ public struct UserLedger: LockoutCounts, Codable, Sendable, Hashable {
 
     /// Whether biometry is locked for `applicant`: by the user's own lock, or its own.
     public func isBiometryLockedOut(for applicant: UInt32?) -> Bool {
-        biometryLockedOut || counts(of: applicant).biometryLockedOut
+        // The user's own case (nearly every evaluation) without boxing the ledger as `any LockoutCounts`.
+        guard applicant != nil else { return biometryLockedOut }
+        return biometryLockedOut || counts(of: applicant).biometryLockedOut
     }
 
     /// Why `applicant` may not have a passcode checked now, or nil when it may: the user's own
