@@ -33,7 +33,7 @@ extension DBusConnection {
         try onQueue { () throws(DBusError) in
             let raw = try openConnection()
             let registration = ObjectRegistration(
-                connection: self, introspection: introspection, interfaces: interfaces, table: table, handler: handler)
+                connection: self, path: path, introspection: introspection, interfaces: interfaces, table: table, handler: handler)
             let context = Unmanaged.passRetained(registration).toOpaque()
             var vtable = ObjectRegistration.vtable
             var error = CDBus.DBusError()

@@ -55,6 +55,12 @@ final class DBusMessage: @unchecked Sendable {
 
     var kind: Kind? { Kind(rawValue: dbus_message_get_type(raw)) }
     var path: String? { dbus_message_get_path(raw).map { String(cString: $0) } }
+    /// ``path``, as `known` itself when it is that path: no new string for calls to an object
+    /// registered at exactly that path.
+    func path(preferring known: String) -> String? {
+        guard let path = dbus_message_get_path(raw) else { return nil }
+        return known.withCString({ strcmp($0, path) == 0 }) ? known : String(cString: path)
+    }
     var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
     /// ``interface``, as `known` itself when it names that one: no new string for the interface
     /// an object serves, which nearly every call to it names.

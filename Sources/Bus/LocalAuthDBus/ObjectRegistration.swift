@@ -18,6 +18,8 @@ final class ObjectRegistration: @unchecked Sendable {
     /// The document, rendered at the first `Introspect` (rendering every object's at start cost
     /// ~10 % of the daemon's start-up).
     private var introspectionXML: String?
+    /// The path the object is registered at (calls below it, to a subtree, have their own).
+    let path: String
     /// Where the secret arguments are (see `DBusInterfaceDescription.Argument.isSecret`).
     let interfaces: [DBusInterfaceDescription]
     let handler: DBusMethodHandler
@@ -26,9 +28,10 @@ final class ObjectRegistration: @unchecked Sendable {
     /// A receive-buffer scrub is queued; it also covers every secret read before it is sent.
     private var scrubQueued = false
 
-    init(connection: DBusConnection, introspection: (@Sendable () -> String)?, interfaces: [DBusInterfaceDescription], table: DBusVTable? = nil,
-         handler: @escaping DBusMethodHandler) {
+    init(connection: DBusConnection, path: String, introspection: (@Sendable () -> String)?, interfaces: [DBusInterfaceDescription],
+         table: DBusVTable? = nil, handler: @escaping DBusMethodHandler) {
         self.connection = connection
+        self.path = path
         self.table = table
         self.introspection = introspection
         self.interfaces = interfaces
@@ -83,7 +86,7 @@ final class ObjectRegistration: @unchecked Sendable {
             return DBUS_HANDLER_RESULT_HANDLED
         }
         let call = DBusMethodCall(
-            path: message.path ?? "/", interface: interface, member: member,
+            path: message.path(preferring: path) ?? "/", interface: interface, member: member,
             sender: message.sender, signature: message.signature, arguments: arguments,
             byteCount: arguments.reduce(0) { $0 + $1.byteCount }, message: message, reply: reply, row: row)
         do {
