@@ -55,6 +55,14 @@ struct FprintdDaemonTests {
         }
 
         func failures() async throws -> UInt32? { try await client.userState()["BiometryFailures"]?.uint32 }
+
+        /// The last lines of the daemon's, the provider's and fprintd's logs, for a failure's message.
+        var logTails: String {
+            let provider = (try? String(contentsOf: fprintd.directory.appendingPathComponent("provider.log"), encoding: .utf8)) ?? ""
+            return [("localauthd", daemon.logText), ("provider", provider), ("fprintd", fprintd.logText)]
+                .map { name, text in "\(name): …" + text.split(separator: "\n").suffix(15).joined(separator: "\n") }
+                .joined(separator: "\n")
+        }
     }
 
     static func withRig<T: Sendable>(configuration: String = "", _ body: (Rig) async throws -> T) async throws -> T {
@@ -129,12 +137,16 @@ struct FprintdDaemonTests {
             try await rig.enroll()
             let first = try await rig.begin()
             for _ in 0..<3 { try rig.fprintd.send("SCAN someone-else") }
-            #expect(await first.evaluation.value == LocalAuthBusNames.errorPrefix + "AuthenticationFailed", "three tries per evaluation")
+            // Read out first, so that a failure shows what came back and what the services logged.
+            let firstResult = await first.evaluation.value
+            #expect(firstResult == LocalAuthBusNames.errorPrefix + "AuthenticationFailed",
+                    "three tries per evaluation; got \(firstResult ?? "success"); \(rig.logTails)")
             #expect(try await rig.failures() == 3)
             try await rig.expectReleased("after a failure")
             let second = try await rig.begin()
             for _ in 0..<2 { try rig.fprintd.send("SCAN someone-else") }
-            #expect(await second.evaluation.value == LocalAuthBusNames.errorPrefix + "BiometryLockout")
+            let secondResult = await second.evaluation.value
+            #expect(secondResult == LocalAuthBusNames.errorPrefix + "BiometryLockout", "got \(secondResult ?? "success"); \(rig.logTails)")
             #expect(try await rig.failures() == 5)
             try await rig.expectReleased("after the lockout")
             // Locked out whatever fprintd thinks: the right finger is not even asked for.
