@@ -158,6 +158,8 @@ import Testing
             #expect(table.evaluation(of: id)?.serial == table[id]?.evaluation?.serial)
             #expect(table.ownerAndUser(of: id)?.owner == table[id]?.owner)
             #expect(table.ownerAndUser(of: id)?.user == table[id]?.user)
+            #expect(table.publication(of: id)?.published == table[id]?.published)
+            #expect(table.publication(of: id)?.phase == table[id]?.evaluation?.machine.phase)
         }
         #expect(table.isEvaluating(running) && !table.isEvaluating(idle))
         #expect(table.ownerAndUser(of: bobs)?.owner == bob && table.ownerAndUser(of: bobs)?.user == 1001)

@@ -57,17 +57,17 @@ final class DBusMessage: @unchecked Sendable {
     var path: String? { dbus_message_get_path(raw).map { String(cString: $0) } }
     /// ``path``, as `known` itself when it is that path: no new string for calls to an object
     /// registered at exactly that path.
-    func path(preferring known: String) -> String? {
-        guard let path = dbus_message_get_path(raw) else { return nil }
-        return known.withCString({ strcmp($0, path) == 0 }) ? known : String(cString: path)
-    }
+    func path(preferring known: String) -> String? { Self.string(dbus_message_get_path(raw), preferring: known) }
     var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
     /// ``interface``, as `known` itself when it names that one: no new string for the interface
     /// an object serves, which nearly every call to it names.
-    func interface(preferring known: String?) -> String? {
-        guard let name = dbus_message_get_interface(raw) else { return nil }
-        if let known, known.withCString({ strcmp($0, name) == 0 }) { return known }
-        return String(cString: name)
+    func interface(preferring known: String?) -> String? { Self.string(dbus_message_get_interface(raw), preferring: known) }
+
+    /// A header field as a string: `known` itself when the field holds the same bytes.
+    private static func string(_ field: UnsafePointer<CChar>?, preferring known: String?) -> String? {
+        guard let field else { return nil }
+        if let known, known.withCString({ strcmp($0, field) == 0 }) { return known }
+        return String(cString: field)
     }
     var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
     var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }

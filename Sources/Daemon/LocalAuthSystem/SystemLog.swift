@@ -71,12 +71,7 @@ public struct SystemLog: AuditSink {
             text.append(UInt8(ascii: "0") + UInt8(severity.rawValue))
             text.append(UInt8(ascii: ">"))
         }
-        // Printable ASCII (almost every line) is written as it is, without a look at Unicode.
-        if line.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-            text.append(contentsOf: line)
-        } else {
-            text.append(contentsOf: DisplayText.controlsEscaped(String(decoding: line, as: UTF8.self)).utf8)
-        }
+        text.append(contentsOf: DisplayText.controlsEscaped(utf8: line))
         text.append(UInt8(ascii: "\n"))
         writeLine(text, to: lines)
     }

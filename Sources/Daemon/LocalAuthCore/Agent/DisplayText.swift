@@ -16,15 +16,22 @@ public enum DisplayText {
         return escaping(text, quotes: false, limit: nil)
     }
 
+    /// ``controlsEscaped(_:)`` of UTF-8 text, as UTF-8: `utf8` itself when it is all printable
+    /// ASCII (nearly every log line).
+    public static func controlsEscaped(utf8: [UInt8]) -> [UInt8] {
+        utf8.allSatisfy(isPrintableASCII) ? utf8 : Array(escaping(String(decoding: utf8, as: UTF8.self), quotes: false, limit: nil).utf8)
+    }
+
     /// Whether `text` holds a control or format character (refused in identities and labels).
     public static func containsControls(_ text: String) -> Bool {
         // Printable ASCII, most text here (every log line), needs no look at Unicode's categories.
-        let printableASCII: (UInt8) -> Bool = { (0x20...0x7E).contains($0) }
-        if text.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(printableASCII) }) ?? text.utf8.allSatisfy(printableASCII) {
+        if text.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(isPrintableASCII) }) ?? text.utf8.allSatisfy(isPrintableASCII) {
             return false
         }
         return text.unicodeScalars.contains { needsEscape($0, quotes: false) }
     }
+
+    private static func isPrintableASCII(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F }
 
     /// `text` with the scalars ``needsEscape(_:quotes:)`` picks written as `\u{…}`, cut to `limit`
     /// scalars with an ellipsis.

@@ -302,8 +302,7 @@ public actor PolicyEngine {
     /// Invalidating twice does nothing.
     public func invalidate(context id: ContextID, caller: ClientID) throws(LocalAuthError) {
         if contexts.isInvalidated(id, by: caller) { return }
-        // ``ownedContext(_:caller:)``'s check, without copying the record out.
-        guard contexts.ownerAndUser(of: id)?.owner == caller else { throw Self.noSuchContext }
+        try requireOwned(id, caller: caller)
         if contexts.isEvaluating(id) {
             handle(.ended(.appCancel), on: id)
         }
@@ -571,7 +570,13 @@ public actor PolicyEngine {
     /// existed, gets the same ``noSuchContext`` whoever asks (another user, or the same user's
     /// other connection, which may be a sandboxed app): probing ids must not tell which exist.
     func ownedContext(_ id: ContextID, caller: ClientID) throws(LocalAuthError) -> ContextRecord {
-        if let record = contexts[id], record.owner == caller { return record }
+        try requireOwned(id, caller: caller)
+        return contexts[id]!
+    }
+
+    /// ``ownedContext(_:caller:)``'s check (the same answers), without copying the record out.
+    func requireOwned(_ id: ContextID, caller: ClientID) throws(LocalAuthError) {
+        if contexts.ownerAndUser(of: id)?.owner == caller { return }
         if contexts.isInvalidated(id, by: caller) { throw LocalAuthError(.invalidContext) }
         throw Self.noSuchContext
     }
