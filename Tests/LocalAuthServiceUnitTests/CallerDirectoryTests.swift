@@ -119,6 +119,49 @@ import Testing
         for _ in 0..<3 { _ = await iterator.next() }
     }
 
+    @Test func aDepartedSendersQueuedWorkCountsForItsUserUntilItHasRun() async {
+        let record = Record(), gate = Gate(), directory = Self.directory(record, requests: 8, userRequests: 2)
+        let (finished, done) = AsyncStream<String>.makeStream()
+        let (starts, started) = AsyncStream<String>.makeStream()
+        var iterator = finished.makeAsyncIterator(), startIterator = starts.makeAsyncIterator()
+        _ = await Self.submit(directory, record, from: ":1.1", "a", gate: gate, started: started, done: done)
+        _ = await startIterator.next()
+        #expect(await Self.submit(directory, record, from: ":1.1", "b", done: done) == nil)
+        // A second connection of uid 1000, identified by a request that has run.
+        #expect(await Self.submit(directory, record, from: ":1.3", "c", done: done) == nil)
+        #expect(await iterator.next() == "c")
+        let (farewells, farewell) = AsyncStream<Void>.makeStream()
+        await Self.isolation.run { isolation in directory.senderLeft(":1.1", on: isolation) { _ in farewell.yield() } }
+        // The departed connection's two queued requests still count for the uid.
+        #expect(await Self.submit(directory, record, from: ":1.3", "d", done: done)?.name == .limitsExceeded)
+        gate.open()
+        #expect(await iterator.next() == "a")
+        #expect(await iterator.next() == "b")
+        var farewellIterator = farewells.makeAsyncIterator()
+        _ = await farewellIterator.next()
+        #expect(await Self.submit(directory, record, from: ":1.3", "e", done: done) == nil)
+        #expect(await iterator.next() == "e")
+        #expect(record.ran.withLock { $0 } == ["c@1000", "a@1000", "b@1000", "e@1000"])
+    }
+
+    @Test func aLongQueueKeepsItsOrderAsItIsCompactedAndReused() async {
+        let record = Record(), gate = Gate(), directory = Self.directory(record, requests: 64, userRequests: 64)
+        let (finished, done) = AsyncStream<String>.makeStream()
+        var iterator = finished.makeAsyncIterator()
+        let names = (0..<40).map { "r\($0)" }
+        for (index, name) in names.enumerated() {
+            #expect(await Self.submit(directory, record, from: ":1.1", name, gate: index == 0 ? gate : nil, done: done) == nil)
+        }
+        gate.open()
+        for _ in names { _ = await iterator.next() }
+        // The queue ran empty; its slots take the next requests.
+        for name in ["s0", "s1", "s2"] {
+            #expect(await Self.submit(directory, record, from: ":1.1", name, done: done) == nil)
+            #expect(await iterator.next() == name)
+        }
+        #expect(record.ran.withLock { $0 } == (names + ["s0", "s1", "s2"]).map { "\($0)@1000" })
+    }
+
     @Test func aSenderTheBusCannotNameIsDenied() async {
         let record = Record(), directory = Self.directory(record, failing: [":1.9"])
         let (finished, done) = AsyncStream<String>.makeStream()

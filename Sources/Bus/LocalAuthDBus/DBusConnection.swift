@@ -295,7 +295,7 @@ public final class DBusConnection: @unchecked Sendable {
     /// from delaying everyone else's.
     private func answerPeer(_ call: DBusMessage) {
         let member = call.member ?? ""
-        let reply = DBusPendingReply(call: call, member: member, connection: self)
+        let reply = DBusPendingReply(call: call, sender: call.sender, member: member, connection: self)
         switch member {
         case "Ping":
             reply.send([])

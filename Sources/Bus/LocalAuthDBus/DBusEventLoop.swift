@@ -280,8 +280,9 @@ extension DBusEventLoop {
         /// wait in `poll` for the socket, a wake-up or the next timeout, let libdbus handle what
         /// happened.
         private func run() {
+            // `polled[i]` is the watch `descriptors[i]` polls (nil for the wake-up descriptor).
             var descriptors: [pollfd] = []
-            var polled: [OpaquePointer] = []
+            var polled: [OpaquePointer?] = []
             while true {
                 let more = dispatch?() ?? false
                 runPending()
@@ -290,27 +291,36 @@ extension DBusEventLoop {
                     return (shared.sleeping, shared.stopping, shared.scheduled.first?.due)
                 }
                 if stopping && sleep && nextDue == nil { return }
-                descriptors.removeAll(keepingCapacity: true)
-                polled.removeAll(keepingCapacity: true)
-                descriptors.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+                // Rebuilt every turn, reusing the arrays' elements: emptying them was a
+                // `replaceSubrange` each, a turn.
+                var count = 0
+                func add(_ descriptor: pollfd, _ watch: OpaquePointer?) {
+                    if count < descriptors.count {
+                        (descriptors[count], polled[count]) = (descriptor, watch)
+                    } else {
+                        descriptors.append(descriptor)
+                        polled.append(watch)
+                    }
+                    count += 1
+                }
+                add(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), nil)
                 for watch in watches where dbus_watch_get_enabled(watch) != 0 {
                     let flags = dbus_watch_get_flags(watch)
                     var events: Int16 = 0
                     if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
                     if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
-                    descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
-                    polled.append(watch)
+                    add(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0), watch)
                 }
                 let timeout = sleep ? pollTimeout(within: recheck?(), due: nextDue) : 0
-                let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+                let ready = poll(&descriptors, nfds_t(count), timeout)
                 shared.withLock { $0.sleeping = false }
                 if ready > 0 {
                     if descriptors[0].revents != 0 {
                         var count: UInt64 = 0
                         _ = read(wakeFD, &count, 8)
                     }
-                    for (index, watch) in polled.enumerated() {
-                        let revents = descriptors[index + 1].revents
+                    for index in 1..<count {
+                        let (watch, revents) = (polled[index]!, descriptors[index].revents)
                         // libdbus may have removed the watch while handling an earlier one.
                         guard revents != 0, watches.contains(watch) else { continue }
                         var flags: UInt32 = 0

@@ -75,8 +75,6 @@ final class DBusMessage: @unchecked Sendable {
     var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }
     var signature: String { dbus_message_get_signature(raw).map { String(cString: $0) } ?? "" }
     var noReplyExpected: Bool { dbus_message_get_no_reply(raw) != 0 }
-    /// Where a reply to this call goes.
-    var replyAddress: DBusReplyAddress { DBusReplyAddress(serial: dbus_message_get_serial(raw), sender: sender) }
 
     // MARK: Creating
 

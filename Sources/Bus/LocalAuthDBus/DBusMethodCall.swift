@@ -13,10 +13,10 @@ public struct DBusMethodCall: Sendable {
         let arguments: [DBusValue]
         let message: DBusMessage
         let reply: DBusPendingReply
-        let row: DBusVTable.Method?
+        let row: DBusVTable.Row?
 
         init(path: String, interface: String?, member: String, sender: String?, signature: String, arguments: [DBusValue],
-             message: DBusMessage, reply: DBusPendingReply, row: DBusVTable.Method?) {
+             message: DBusMessage, reply: DBusPendingReply, row: DBusVTable.Row?) {
             (self.path, self.interface, self.member, self.sender, self.signature) = (path, interface, member, sender, signature)
             (self.arguments, self.message, self.reply, self.row) = (arguments, message, reply, row)
         }
@@ -45,10 +45,10 @@ public struct DBusMethodCall: Sendable {
     public var reply: DBusPendingReply { fields.reply }
     /// The row of the object's table the call goes to, found once when it arrived (nil for a
     /// property call, an unknown member, or an object registered without a table).
-    var row: DBusVTable.Method? { fields.row }
+    var row: DBusVTable.Row? { fields.row }
 
     init(path: String, interface: String?, member: String, sender: String?, signature: String, arguments: [DBusValue],
-         byteCount: Int, message: DBusMessage, reply: DBusPendingReply, row: DBusVTable.Method?) {
+         byteCount: Int, message: DBusMessage, reply: DBusPendingReply, row: DBusVTable.Row?) {
         fields = Fields(path: path, interface: interface, member: member, sender: sender, signature: signature,
                         arguments: arguments, message: message, reply: reply, row: row)
         self.byteCount = byteCount

@@ -24,10 +24,10 @@ public final class DBusPendingReply: Sendable {
     public let isReplyExpected: Bool
     private let completed = Atomic<Bool>(false)
 
-    /// Only on the connection's queue.
-    init(call: DBusMessage, member: String, connection: DBusConnection) {
+    /// Only on the connection's queue. `sender` is the call's (``DBusMessage/sender``), read already.
+    init(call: DBusMessage, sender: String?, member: String, connection: DBusConnection) {
         connection.queue.precondition()
-        self.address = call.replyAddress
+        self.address = DBusReplyAddress(serial: dbus_message_get_serial(call.raw), sender: sender)
         self.connection = connection
         self.member = member.isEmpty ? "the call" : member
         self.isReplyExpected = !call.noReplyExpected

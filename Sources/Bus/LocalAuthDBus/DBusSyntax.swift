@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Checks for every string libdbus would abort on.
 ///
@@ -31,7 +36,9 @@ public enum DBusSyntax {
     /// Whether `string` holds a NUL, where libdbus would see it end. Every string a reply carries
     /// is checked, so the bytes are read in place rather than through `String.UTF8View`'s iterator.
     private static func containsNUL(_ string: String) -> Bool {
-        string.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? string.utf8.contains(0)
+        string.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
+        } ?? string.utf8.contains(0)
     }
 
     static func requireObjectPath(_ path: String) throws(DBusError) {

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import LocalAuthAPI
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// One object's interface as a table, in the style of sd-bus vtables: one row per member (name and
 /// handler; the signature comes from the interface's declaration), and the properties served from
@@ -50,8 +55,36 @@ public struct DBusVTable: Sendable {
         }
     }
 
+    /// A method row as the connection finds it for a received call, with its name and signature
+    /// as C strings to match the call's header fields without making Swift strings of them. A
+    /// class: the call carries its row, and a copy is then one retain.
+    final class Row: Sendable {
+        let method: Method
+        private let cName: ContiguousArray<CChar>
+        private let cInputSignature: ContiguousArray<CChar>
+
+        init(_ method: Method) {
+            self.method = method
+            cName = ContiguousArray(method.name.utf8CString)
+            cInputSignature = ContiguousArray(method.inputSignature.utf8CString)
+        }
+
+        func isNamed(_ member: UnsafePointer<CChar>) -> Bool {
+            cName.withUnsafeBufferPointer { strcmp($0.baseAddress!, member) == 0 }
+        }
+
+        /// Whether a received call's signature (its header field) is the declared one.
+        func accepts(signature: UnsafePointer<CChar>) -> Bool {
+            cInputSignature.withUnsafeBufferPointer { strcmp($0.baseAddress!, signature) == 0 }
+        }
+    }
+
     public let interface: DBusInterfaceDescription
     private let methods: [String: Method]
+    /// The rows again, in declaration order, for ``row(interface:member:)``.
+    private let rows: [Row]
+    /// ``interface``'s name as a C string.
+    private let cInterface: ContiguousArray<CChar>
     private let read: PropertyReader?
     private let writers: [String: PropertyWriter]
 
@@ -67,13 +100,15 @@ public struct DBusVTable: Sendable {
         precondition(Set(writers.keys) == writable, "\(interface.name): writers \(writers.keys.sorted()) are not the writable properties \(writable.sorted())")
         precondition((read != nil) == !interface.properties.isEmpty, "\(interface.name): a property reader is needed exactly when it has properties")
         self.interface = interface
-        self.methods = Dictionary(uniqueKeysWithValues: methods.map { row in
+        self.cInterface = ContiguousArray(interface.name.utf8CString)
+        self.rows = methods.map { row in
             var row = row
             let declaration = interface.method(row.name)!
             row.inputSignature = declaration.inputSignature
             row.secretArguments = Set(declaration.inputs.indices.filter { declaration.inputs[$0].isSecret })
-            return (row.name, row)
-        })
+            return Row(row)
+        }
+        self.methods = Dictionary(uniqueKeysWithValues: rows.map { ($0.method.name, $0.method) })
         self.read = read
         self.writers = writers
     }
@@ -81,7 +116,7 @@ public struct DBusVTable: Sendable {
     /// Checks `call` against the declaration and runs its row.
     public func dispatch(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
         // The connection found the row when the call arrived (``row(interface:member:)``).
-        if let row = call.row {
+        if let row = call.row?.method {
             try call.requireSignature(row.inputSignature)
             return try row.handler(call)
         }
@@ -97,10 +132,13 @@ public struct DBusVTable: Sendable {
         return try row.handler(call)
     }
 
-    /// The row a call of `member` to `interface` goes to, if it is one of this table's methods.
-    func row(interface: String?, member: String) -> Method? {
-        guard interface == nil || interface == self.interface.name else { return nil }
-        return methods[member]
+    /// The row a call of `member` to `interface` (header fields of a received message) goes to,
+    /// if it is one of this table's methods. Compares the C strings: a handful of rows is scanned
+    /// faster than a Swift string is made and hashed.
+    func row(interface: UnsafePointer<CChar>?, member: UnsafePointer<CChar>) -> Row? {
+        if let interface, cInterface.withUnsafeBufferPointer({ strcmp($0.baseAddress!, interface) }) != 0 { return nil }
+        for row in rows where row.isNamed(member) { return row }
+        return nil
     }
 
     private func property(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {

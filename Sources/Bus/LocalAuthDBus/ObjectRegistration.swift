@@ -56,13 +56,21 @@ final class ObjectRegistration: @unchecked Sendable {
     private func handle(_ message: DBusMessage, on connection: DBusConnection) -> DBusHandlerResult {
         connection.queue.precondition()
         guard message.kind == .methodCall else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-        // Each header read makes a Swift string: once per field.
-        let (interface, member) = (message.interface(preferring: table?.interface.name), message.member ?? "")
-        let reply = DBusPendingReply(call: message, member: member, connection: connection)
-        let row = table?.row(interface: interface, member: member)
-        let secretIndexes = row?.secretArguments ?? DBusInterfaceDescription.secretArguments(of: member, interface: interface, in: interfaces)
+        // A call to one of the table's rows (nearly every call) takes its member, interface and
+        // signature strings from the row: no Swift string is made of those header fields.
+        let namedInterface = dbus_message_get_interface(message.raw)
+        let row = dbus_message_get_member(message.raw).flatMap { table?.row(interface: namedInterface, member: $0) }
+        let member = row?.method.name ?? message.member ?? ""
+        let interface = row != nil && namedInterface != nil ? table?.interface.name : message.interface(preferring: table?.interface.name)
+        let sender = message.sender
+        let reply = DBusPendingReply(call: message, sender: sender, member: member, connection: connection)
+        // The row's own string when it is the declared one (the table's check of it is then a
+        // comparison of a string with itself).
+        let matchesRow = row.map { row in dbus_message_get_signature(message.raw).map(row.accepts(signature:)) == true } == true
+        let signature = matchesRow ? row!.method.inputSignature : message.signature
+        let secretIndexes = row?.method.secretArguments ?? DBusInterfaceDescription.secretArguments(of: member, interface: interface, in: interfaces)
         // A typed row reads its own arguments; a secret among them is in the receive buffer all the same.
-        let readsArguments = row?.readsArguments == true
+        let readsArguments = row?.method.readsArguments == true
         let arguments: [DBusValue]
         do {
             arguments = readsArguments ? [] : try message.arguments(secretIndexes: secretIndexes)
@@ -87,7 +95,7 @@ final class ObjectRegistration: @unchecked Sendable {
         }
         let call = DBusMethodCall(
             path: message.path(preferring: path) ?? "/", interface: interface, member: member,
-            sender: message.sender, signature: message.signature, arguments: arguments,
+            sender: sender, signature: signature, arguments: arguments,
             byteCount: arguments.reduce(0) { $0 + $1.byteCount }, message: message, reply: reply, row: row)
         do {
             switch try handler(call) {

@@ -50,28 +50,38 @@ final class CallerDirectory<Isolation: Actor>: Sendable {
     /// Everything queued, guarded by `state`.
     private struct State {
         var pipelines: [String: Pipeline] = [:]
-        /// Queued work of every sender whose uid is known, by uid.
-        var users: [UInt32: Usage] = [:]
-
-        /// `body` with the sender's pipeline (a new one if it has none) and the users' usage, in place.
-        mutating func withPipeline<R>(of sender: String, _ body: (inout Pipeline, inout [UInt32: Usage]) -> R) -> R {
-            body(&pipelines[sender, default: Pipeline(queue: SenderQueue())], &users)
-        }
-
-        /// The same for a sender that still has a pipeline; nil (and `body` not run) if it has left.
-        mutating func withExistingPipeline<R>(of sender: String, _ body: (inout Pipeline, inout [UInt32: Usage]) -> R) -> R? {
-            guard let index = pipelines.index(forKey: sender) else { return nil }
-            return body(&pipelines.values[index], &users)
-        }
+        /// The queued work of every uid some sender has been identified as, while one of its
+        /// senders is connected or its work is queued.
+        var users: [UInt32: UserUsage] = [:]
     }
 
-    private struct Pipeline {
-        let queue: SenderQueue
+    /// One sender's queue and what it has queued. A class so that a finished request updates its
+    /// sender's and its user's counts without looking either up; its variables are guarded by the
+    /// directory's `state` lock like the rest of the directory's state.
+    private final class Pipeline: @unchecked Sendable {
+        let queue = SenderQueue()
         var usage = Usage()
         /// Set once the bus said who the sender is; from then on its work counts for that uid too.
-        var uid: UInt32?
+        var user: UserUsage?
         /// Set while the sender is over a bound and until its queue drains to half of it.
         var episode: Episode?
+        /// Whether its sender has left the bus (it is then no longer in `pipelines`).
+        var left = false
+    }
+
+    /// What one uid's senders have queued. Guarded by the directory's `state` lock.
+    private final class UserUsage: @unchecked Sendable {
+        let uid: UInt32
+        var usage = Usage()
+        /// How many connected senders were identified as `uid`.
+        var senders = 0
+
+        init(uid: UInt32) {
+            self.uid = uid
+        }
+
+        /// Nothing queued and no sender connected: the entry can go.
+        var isUnused: Bool { senders == 0 && usage.requests == 0 }
     }
 
     private struct Entry {
@@ -84,14 +94,14 @@ final class CallerDirectory<Isolation: Actor>: Sendable {
     /// that finds the queue idle starts one (cheaper than waking a task parked on a stream).
     private final class SenderQueue: Sendable {
         private struct State {
-            /// Taken entries are nil (their captures released at once) until the array is compacted.
+            /// Slots `head..<tail` hold the queued entries; taken ones are nil (their captures
+            /// released at once). The slots are reused once the queue runs empty.
             var entries: [Entry?] = []
             var head = 0
+            var tail = 0
             var draining = false
             /// Once established, reused for every later request of the sender.
             var identity: BusCaller?
-            /// The uid the sender's work counts for (nil if it left before it was identified).
-            var countedFor: UInt32?
         }
 
         private let state = Mutex(State())
@@ -99,7 +109,12 @@ final class CallerDirectory<Isolation: Actor>: Sendable {
         /// Queues `entry`; true when no task is working through the queue (the caller starts one).
         func push(_ entry: Entry) -> Bool {
             state.withLock { state in
-                state.entries.append(entry)
+                if state.tail < state.entries.count {
+                    state.entries[state.tail] = entry
+                } else {
+                    state.entries.append(entry)
+                }
+                state.tail += 1
                 defer { state.draining = true }
                 return !state.draining
             }
@@ -108,32 +123,31 @@ final class CallerDirectory<Isolation: Actor>: Sendable {
         /// The next entry, or nil (and the queue idle) when there is none.
         func next() -> Entry? {
             state.withLock { state in
-                guard state.head < state.entries.count else {
-                    state.entries.removeAll(keepingCapacity: state.entries.capacity <= 16)
-                    state.head = 0
+                guard state.head < state.tail else {
+                    // Every slot is nil: an idle queue keeps up to 16 for its next requests.
+                    if state.entries.count > 16 { state.entries = [] }
+                    (state.head, state.tail) = (0, 0)
                     state.draining = false
                     return nil
                 }
                 let entry = state.entries[state.head].take()
                 state.head += 1
                 // A sender that never lets its queue run empty must not grow it without end.
-                if state.head >= 32, state.head * 2 >= state.entries.count {
+                if state.head >= 32, state.head * 2 >= state.tail {
                     state.entries.removeFirst(state.head)
+                    state.tail -= state.head
                     state.head = 0
                 }
                 return entry
             }
         }
 
-        var identity: (caller: BusCaller?, countedFor: UInt32?) {
-            state.withLock { ($0.identity, $0.countedFor) }
+        var identity: BusCaller? {
+            state.withLock { $0.identity }
         }
 
-        func identified(_ caller: BusCaller, countedFor: UInt32?) {
-            state.withLock {
-                $0.identity = caller
-                $0.countedFor = countedFor
-            }
+        func identified(_ caller: BusCaller) {
+            state.withLock { $0.identity = caller }
         }
     }
 
@@ -178,24 +192,29 @@ final class CallerDirectory<Isolation: Actor>: Sendable {
             return .limitsExceeded("This call's arguments (\(byteCount) bytes) are larger than one client may queue (\(limits.perClient.bytes) bytes); send less per call.")
         }
         var announcement: String?
-        let admitted: SenderQueue? = state.withLock { state in
-            state.withPipeline(of: sender) { pipeline, users in
-                let userUsage = pipeline.uid.flatMap { users[$0] } ?? Usage()
-                let fits = limits.perClient.admits(pipeline.usage + cost) && (pipeline.uid == nil || limits.perUser.admits(userUsage + cost))
-                guard fits else {
-                    var episode = pipeline.episode ?? Episode()
-                    if replyExpected { episode.refused += 1 } else { episode.dropped += 1 }
-                    if !episode.announced, let uid = pipeline.uid {
-                        episode.announced = true
-                        announcement = startMessage(sender: sender, uid: uid, usage: pipeline.usage, user: userUsage)
-                    }
-                    pipeline.episode = episode
-                    return nil
-                }
-                pipeline.usage += cost
-                if let uid = pipeline.uid { users[uid, default: Usage()] += cost }
-                return pipeline.queue
+        let admitted: Pipeline? = state.withLock { state in
+            let pipeline: Pipeline
+            if let existing = state.pipelines[sender] {
+                pipeline = existing
+            } else {
+                pipeline = Pipeline()
+                state.pipelines[sender] = pipeline
             }
+            let userUsage = pipeline.user?.usage ?? Usage()
+            let fits = limits.perClient.admits(pipeline.usage + cost) && (pipeline.user == nil || limits.perUser.admits(userUsage + cost))
+            guard fits else {
+                var episode = pipeline.episode ?? Episode()
+                if replyExpected { episode.refused += 1 } else { episode.dropped += 1 }
+                if !episode.announced, let uid = pipeline.user?.uid {
+                    episode.announced = true
+                    announcement = startMessage(sender: sender, uid: uid, usage: pipeline.usage, user: userUsage)
+                }
+                pipeline.episode = episode
+                return nil
+            }
+            pipeline.usage += cost
+            pipeline.user?.usage += cost
+            return pipeline
         }
         if let announcement { log(.warning, announcement) }
         guard let admitted else {
@@ -207,18 +226,26 @@ final class CallerDirectory<Isolation: Actor>: Sendable {
 
     /// The sender left the bus: after its queued requests, `farewell` runs; its queue is forgotten.
     func senderLeft(_ sender: String, on isolation: isolated Isolation, farewell: @escaping @Sendable (isolated Isolation) async -> Void) {
-        let pipeline = state.withLock { $0.pipelines.removeValue(forKey: sender) }
+        let pipeline: Pipeline? = state.withLock { state in
+            guard let pipeline = state.pipelines.removeValue(forKey: sender) else { return nil }
+            pipeline.left = true
+            if let user = pipeline.user {
+                user.senders -= 1
+                if user.isUnused { state.users[user.uid] = nil }
+            }
+            return pipeline
+        }
         guard let pipeline else { return }
-        if let episode = pipeline.episode { log(.notice, endMessage(sender: sender, uid: pipeline.uid, episode, ending: "left the bus")) }
-        enqueue(Entry(job: { isolation, _ in await farewell(isolation) }, usage: Usage()), on: pipeline.queue, of: sender, isolation)
+        if let episode = pipeline.episode { log(.notice, endMessage(sender: sender, uid: pipeline.user?.uid, episode, ending: "left the bus")) }
+        enqueue(Entry(job: { isolation, _ in await farewell(isolation) }, usage: Usage()), on: pipeline, of: sender, isolation)
     }
 
     /// Queues `entry` behind the sender's earlier requests, starting the task that works through
     /// them if none is running: at once, here, in `isolation`, until the task first waits.
-    private func enqueue(_ entry: Entry, on queue: SenderQueue, of sender: String, _ isolation: isolated Isolation) {
-        guard queue.push(entry) else { return }
+    private func enqueue(_ entry: Entry, on pipeline: Pipeline, of sender: String, _ isolation: isolated Isolation) {
+        guard pipeline.queue.push(entry) else { return }
         Task.immediate { [self] in
-            while let entry = queue.next() { await run(entry, of: sender, from: queue, isolation) }
+            while let entry = pipeline.queue.next() { await run(entry, of: sender, from: pipeline, isolation) }
         }
     }
 
@@ -226,11 +253,10 @@ final class CallerDirectory<Isolation: Actor>: Sendable {
     /// switch to its executor, and in Swift 6.3 each switch of a `Task.immediate` task looks up
     /// its (empty) executor preference under the task's lock — ~700 instructions a call.
     @inline(__always)
-    private func run(_ entry: Entry, of sender: String, from queue: SenderQueue, _ isolation: isolated Isolation) async {
-        let (known, countedFor) = queue.identity
-        if let known {
+    private func run(_ entry: Entry, of sender: String, from pipeline: Pipeline, _ isolation: isolated Isolation) async {
+        if let known = pipeline.queue.identity {
             await entry.job(isolation, .success(known))
-            finished(entry.usage, of: sender, uid: countedFor)
+            finished(entry.usage, of: sender, pipeline)
             return
         }
         do {
@@ -242,48 +268,51 @@ final class CallerDirectory<Isolation: Actor>: Sendable {
             }
             let caller = BusCaller(caller: Caller(client: ClientID(sender), uid: credentials.uid, pid: credentials.pid),
                                    credentials: credentials, app: app)
-            let countedFor = identified(sender, as: credentials.uid) ? credentials.uid : nil
-            queue.identified(caller, countedFor: countedFor)
+            identified(sender, pipeline, as: credentials.uid)
+            pipeline.queue.identified(caller)
             await entry.job(isolation, .success(caller))
-            finished(entry.usage, of: sender, uid: countedFor)
         } catch {
             let reason = (error as? DBusError)?.message ?? "\(error)"
             // Not kept: a later request may succeed, but this one is denied.
             await entry.job(isolation, .failure(.accessDenied("Could not establish who is calling (\(reason)); access denied.")))
-            finished(entry.usage, of: sender, uid: nil)
         }
+        finished(entry.usage, of: sender, pipeline)
     }
 
     /// From now on the sender's queued work counts for `uid` as well; an episode waiting for the
-    /// uid is announced. Returns false if the sender has already left (nothing counts for `uid`).
-    private func identified(_ sender: String, as uid: UInt32) -> Bool {
-        let (counted, announcement): (Bool, String?) = state.withLock { state in
-            state.withExistingPipeline(of: sender) { pipeline, users in
-                pipeline.uid = uid
-                users[uid, default: Usage()] += pipeline.usage
-                guard var episode = pipeline.episode, !episode.announced else { return (true, nil) }
-                episode.announced = true
-                pipeline.episode = episode
-                return (true, startMessage(sender: sender, uid: uid, usage: pipeline.usage, user: users[uid]!))
-            } ?? (false, nil)
+    /// uid is announced. Nothing counts for `uid` if the sender has already left.
+    private func identified(_ sender: String, _ pipeline: Pipeline, as uid: UInt32) {
+        let announcement: String? = state.withLock { state in
+            guard !pipeline.left, pipeline.user == nil else { return nil }
+            let user: UserUsage
+            if let existing = state.users[uid] {
+                user = existing
+            } else {
+                user = UserUsage(uid: uid)
+                state.users[uid] = user
+            }
+            pipeline.user = user
+            user.senders += 1
+            user.usage += pipeline.usage
+            guard var episode = pipeline.episode, !episode.announced else { return nil }
+            episode.announced = true
+            pipeline.episode = episode
+            return startMessage(sender: sender, uid: uid, usage: pipeline.usage, user: user.usage)
         }
         if let announcement { log(.warning, announcement) }
-        return counted
     }
 
-    /// A queued request of `sender` finished; `uid` is set when it counted for that uid.
-    private func finished(_ usage: Usage, of sender: String, uid: UInt32?) {
+    /// A queued request of `sender` finished: it no longer counts for the sender nor its user.
+    private func finished(_ usage: Usage, of sender: String, _ pipeline: Pipeline) {
         let ended: String? = state.withLock { state in
-            if let uid, var user = state.users[uid] {
-                user -= usage
-                state.users[uid] = user.requests > 0 ? user : nil
+            pipeline.usage -= usage
+            if let user = pipeline.user {
+                user.usage -= usage
+                if user.isUnused { state.users[user.uid] = nil }
             }
-            return state.withExistingPipeline(of: sender) { pipeline, _ in
-                pipeline.usage -= usage
-                guard let episode = pipeline.episode, limits.perClient.hasDrained(pipeline.usage) else { return nil }
-                pipeline.episode = nil
-                return endMessage(sender: sender, uid: pipeline.uid, episode, ending: "its queue drained")
-            } ?? nil
+            guard !pipeline.left, let episode = pipeline.episode, limits.perClient.hasDrained(pipeline.usage) else { return nil }
+            pipeline.episode = nil
+            return endMessage(sender: sender, uid: pipeline.user?.uid, episode, ending: "its queue drained")
         }
         if let ended { log(.notice, ended) }
     }

@@ -162,7 +162,8 @@ public final class Daemon: Sendable {
         let directory = CallerDirectory<PolicyEngine>(connection: connection, identify: ProcessIdentity.app(ofProcess:), limits: RequestQueueLimits(configuration), log: log)
         let enrollments = EnrollmentRegistry(capturing: BiometricModalitySet(providers.map(\.modality)))
         let rows = BusTable(directory: directory,
-                            stage: AccessStage(engine: engine, daemonUser: currentUserID(), simulatorGroup: settings.simulatorGroup))
+                            stage: AccessStage(engine: engine, daemonUser: currentUserID(), simulatorGroup: settings.simulatorGroup),
+                            loop: connection.queue)
         let objects = BusObjectsUnit(
             connection: connection, bus: settings.bus, observer: observer, enrollments: enrollments,
             rows: rows,

@@ -58,7 +58,8 @@ public struct ContextOptions: Sendable, Hashable {
         guard text.utf8.count <= maximumTextLength else {
             throw LocalAuthError(.invalidArgument, "The \(name) is \(text.utf8.count) bytes long; at most \(maximumTextLength) are allowed.")
         }
-        guard !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
+        // U+0000 is the only scalar whose UTF-8 holds a zero byte.
+        guard !text.utf8.contains(0) else {
             throw LocalAuthError(.invalidArgument, "The \(name) must not contain NUL characters.")
         }
     }

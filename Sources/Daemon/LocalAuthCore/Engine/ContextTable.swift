@@ -46,8 +46,13 @@ struct ContextTable: Sendable {
     /// A live context. Setting changes its fields in place; adding or removing one through the
     /// subscript is a programming error (``insert(_:)``, ``invalidate(_:)``, ``removeClient(_:)``).
     subscript(id: ContextID) -> ContextRecord? {
-        get { slots[id].flatMap { storage[$0] } }
-        _modify {
+        // Borrowed, not returned: reading one field of a record copies that field only. Both
+        // accessors are inlined: an accessor coroutine called out of line allocated its frame on
+        // the heap at every use.
+        @inline(__always) _read {
+            if let slot = slots[id] { yield storage[slot] } else { yield nil }
+        }
+        @inline(__always) _modify {
             if let slot = slots[id] {
                 yield &storage[slot]
                 precondition(storage[slot] != nil, "Contexts are removed only through ContextTable's methods")

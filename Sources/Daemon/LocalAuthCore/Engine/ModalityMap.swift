@@ -15,14 +15,16 @@ struct ModalityMap<Value> {
     /// The values present, in `allCases` order.
     var values: some Sequence<Value> { BiometricModality.allCases.lazy.compactMap { self[$0] } }
 
+    // The accessors are inlined: an accessor coroutine called out of line allocated its frame on
+    // the heap at every use (eight times an evaluation).
     subscript(modality: BiometricModality) -> Value? {
-        get {
+        @inline(__always) get {
             switch modality {
             case .fingerprint: fingerprint
             case .face: face
             }
         }
-        _modify {
+        @inline(__always) _modify {
             switch modality {
             case .fingerprint: yield &fingerprint
             case .face: yield &face
@@ -32,8 +34,8 @@ struct ModalityMap<Value> {
 
     /// The modality's value, `value` first stored when there is none; mutated in place.
     subscript(modality: BiometricModality, default value: @autoclosure () -> Value) -> Value {
-        get { self[modality] ?? value() }
-        _modify {
+        @inline(__always) get { self[modality] ?? value() }
+        @inline(__always) _modify {
             switch modality {
             case .fingerprint:
                 if fingerprint == nil { fingerprint = value() }

@@ -68,13 +68,18 @@ extension PolicyEngine {
             var events = claimEvents[modality] ?? []
             guard let backend = backends[modality] else {
                 // No sensor to arm: the claims only decide the contexts' waiting state.
-                _ = sensors.apply(events, on: modality, at: now, turnLength: configuration.sensorTurnLength)
+                if !events.isEmpty || !sensors.isSettled(modality) {
+                    _ = sensors.apply(events, on: modality, at: now, turnLength: configuration.sensorTurnLength)
+                }
                 continue
             }
             if !backend.isAvailable, sensors.hasClaims(modality) { events.append(.sensorLost) }
-            let actions = sensors.apply(events, on: modality, at: now, turnLength: configuration.sensorTurnLength)
-            performSensorActions(actions, on: modality)
-            progressed = progressed || !actions.isEmpty
+            // Most rounds bring a sensor nothing: applying no events to a settled arbiter is a no-op.
+            if !events.isEmpty || !sensors.isSettled(modality) {
+                let actions = sensors.apply(events, on: modality, at: now, turnLength: configuration.sensorTurnLength)
+                performSensorActions(actions, on: modality)
+                progressed = progressed || !actions.isEmpty
+            }
             if sensors.saving(modality) == nil, let armed = sensors.armed(modality), contexts.evaluation(of: armed.context) != nil,
                let attempt = backend.takeQueuedAttempt(for: armed.session) {
                 if let saving = handleAttempt(attempt, on: modality) {

@@ -35,6 +35,11 @@ struct SensorBoard: Sendable {
         arbiters[modality, default: SensorArbiter()].apply(events, at: now, turnLength: turnLength)
     }
 
+    /// Whether applying no events would change nothing: the sensor is armed for its holder, if any.
+    func isSettled(_ modality: BiometricModality) -> Bool {
+        arbiters[modality].map { $0.armed == $0.holder } ?? true
+    }
+
     /// Whether `id` claims the sensor.
     func isClaimed(_ modality: BiometricModality, by id: ContextID) -> Bool {
         arbiters[modality]?.contains(id) ?? false
