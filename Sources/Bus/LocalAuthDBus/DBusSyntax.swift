@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import LocalAuthAPI
 
 /// Checks for every string libdbus would abort on.
 ///
@@ -30,15 +26,7 @@ public enum DBusSyntax {
         _ string: String,
         _ validate: (UnsafePointer<CChar>?, UnsafeMutablePointer<CDBus.DBusError>?) -> dbus_bool_t
     ) -> Bool {
-        !containsNUL(string) && string.withCString { validate($0, nil) != 0 }
-    }
-
-    /// Whether `string` holds a NUL, where libdbus would see it end. Every string a reply carries
-    /// is checked, so the bytes are read in place rather than through `String.UTF8View`'s iterator.
-    private static func containsNUL(_ string: String) -> Bool {
-        string.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
-        } ?? string.utf8.contains(0)
+        !string.containsNUL && string.withCString { validate($0, nil) != 0 }
     }
 
     static func requireObjectPath(_ path: String) throws(DBusError) {

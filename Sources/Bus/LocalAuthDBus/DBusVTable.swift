@@ -116,9 +116,10 @@ public struct DBusVTable: Sendable {
     /// Checks `call` against the declaration and runs its row.
     public func dispatch(_ call: DBusMethodCall) throws(DBusError) -> DBusMethodReply {
         // The connection found the row when the call arrived (``row(interface:member:)``).
-        if let row = call.row?.method {
-            try call.requireSignature(row.inputSignature)
-            return try row.handler(call)
+        // Read through the row, not bound to a local: a copy of a `Method` retains its fields.
+        if let row = call.row {
+            try call.requireSignature(row.method.inputSignature)
+            return try row.method.handler(call)
         }
         if call.interface == DBusPropertyRequest.interface { return try property(call) }
         if let name = call.interface, name != interface.name {

@@ -4,14 +4,20 @@ import LocalAuthDBus
 import LocalAuthSystem
 import Synchronization
 
-/// Who a caller is, as the bus reports it.
-struct BusCaller: Sendable {
+/// Who a caller is, as the bus reports it. A class: it is established once per connection and
+/// handed to each of its requests, and a copy of a class is one retain where a copy of these
+/// fields (strings, a group list, the app identity) was a dozen.
+final class BusCaller: Sendable {
     let caller: Caller
     let credentials: DBusCredentials
     /// The app identity of the calling process (``ProcessIdentity``), or why it could not be read;
     /// looked up once per connection when it is identified: a connection's process keeps its
     /// executable and sandbox (libdbus closes the socket on exec).
     let app: Result<AppIdentity, ProcessIdentity.Unknown>
+
+    init(caller: Caller, credentials: DBusCredentials, app: Result<AppIdentity, ProcessIdentity.Unknown>) {
+        (self.caller, self.credentials, self.app) = (caller, credentials, app)
+    }
 }
 
 /// Establishes each sender's identity from the bus (`GetConnectionCredentials`, cached per

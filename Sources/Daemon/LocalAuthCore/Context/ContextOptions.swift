@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import LocalAuthAPI
 /// The settable properties of a context, with Apple's defaults.
 public struct ContextOptions: Sendable, Hashable {
     public static let defaultFallbackTitle = "Enter Password"
@@ -58,8 +59,7 @@ public struct ContextOptions: Sendable, Hashable {
         guard text.utf8.count <= maximumTextLength else {
             throw LocalAuthError(.invalidArgument, "The \(name) is \(text.utf8.count) bytes long; at most \(maximumTextLength) are allowed.")
         }
-        // U+0000 is the only scalar whose UTF-8 holds a zero byte.
-        guard !text.utf8.contains(0) else {
+        guard !text.containsNUL else {
             throw LocalAuthError(.invalidArgument, "The \(name) must not contain NUL characters.")
         }
     }

@@ -18,6 +18,9 @@
 /// The records live in `storage`, in slots reused after a removal, found through `slots`: the
 /// subscript reads a record's fields and changes them in place (`contexts[id]?.evaluation`)
 /// without copying the whole record, which a dictionary of records would do on every read.
+///
+/// The small readers are `@inline(__always)`: a non-mutating method of a value the engine (an
+/// actor) holds, called out of line, runs on a copy of the whole table.
 struct ContextTable: Sendable {
     /// Where each live context's record is in `storage`.
     private var slots: [ContextID: Int] = [:]
@@ -39,8 +42,8 @@ struct ContextTable: Sendable {
         self.keptPerClient = keptPerClient
     }
 
-    var count: Int { slots.count }
-    var isEmpty: Bool { slots.isEmpty }
+    @inline(__always) var count: Int { slots.count }
+    @inline(__always) var isEmpty: Bool { slots.isEmpty }
     var values: [ContextRecord] { storage.compactMap { $0 } }
 
     /// A live context. Setting changes its fields in place; adding or removing one through the
@@ -65,48 +68,48 @@ struct ContextTable: Sendable {
     }
 
     /// Whether `id` is live; unlike `self[id] != nil`, without copying its record.
-    func contains(_ id: ContextID) -> Bool { slots[id] != nil }
+    @inline(__always) func contains(_ id: ContextID) -> Bool { slots[id] != nil }
 
     /// A live context's running evaluation, read from its record in place (the sensor rounds ask
     /// for it several times a call).
-    func evaluation(of id: ContextID) -> RunningEvaluation? {
+    @inline(__always) func evaluation(of id: ContextID) -> RunningEvaluation? {
         guard let slot = slots[id] else { return nil }
         return storage[slot]?.evaluation
     }
 
     /// Whether `id` is live and evaluating, read in place.
-    func isEvaluating(_ id: ContextID) -> Bool {
+    @inline(__always) func isEvaluating(_ id: ContextID) -> Bool {
         guard let slot = slots[id] else { return false }
         return storage[slot]?.evaluation != nil
     }
 
     /// A live context's evaluation phase (nil when none runs) and what observers last saw of it,
     /// read in place.
-    func publication(of id: ContextID) -> (phase: Evaluation.Phase?, published: ContextRecord.Published)? {
+    @inline(__always) func publication(of id: ContextID) -> (phase: Evaluation.Phase?, published: ContextRecord.Published)? {
         guard let slot = slots[id], let published = storage[slot]?.published else { return nil }
         return (storage[slot]?.evaluation?.machine.phase, published)
     }
 
     /// Who created a live context and whom it authenticates, read in place.
-    func ownerAndUser(of id: ContextID) -> (owner: ClientID, user: UInt32)? {
+    @inline(__always) func ownerAndUser(of id: ContextID) -> (owner: ClientID, user: UInt32)? {
         guard let slot = slots[id], let owner = storage[slot]?.owner, let user = storage[slot]?.user else { return nil }
         return (owner, user)
     }
 
     /// The client's live contexts, oldest first.
-    func live(of client: ClientID) -> [ContextID] { liveByClient[client] ?? [] }
+    @inline(__always) func live(of client: ClientID) -> [ContextID] { liveByClient[client] ?? [] }
 
     /// How many live contexts `client` holds.
-    func liveCount(of client: ClientID) -> Int { liveByClient[client]?.count ?? 0 }
+    @inline(__always) func liveCount(of client: ClientID) -> Int { liveByClient[client]?.count ?? 0 }
 
     /// How many live contexts the connections of `uid` created.
-    func liveCount(ofUser uid: UInt32) -> Int { liveByUser[uid] ?? 0 }
+    @inline(__always) func liveCount(ofUser uid: UInt32) -> Int { liveByUser[uid] ?? 0 }
 
     /// Whether `client` invalidated `id` and it is still remembered.
-    func isInvalidated(_ id: ContextID, by client: ClientID) -> Bool { invalidatedOwners[id] == client }
+    @inline(__always) func isInvalidated(_ id: ContextID, by client: ClientID) -> Bool { invalidatedOwners[id] == client }
 
     /// How many invalidated contexts of `client` are remembered.
-    func invalidatedCount(of client: ClientID) -> Int { invalidatedByClient[client]?.count ?? 0 }
+    @inline(__always) func invalidatedCount(of client: ClientID) -> Int { invalidatedByClient[client]?.count ?? 0 }
 
     /// An unguessable context number (1 ..< 2^53, exact in every client's number type), unique
     /// among live and remembered contexts: a counter would let one user count and name others'

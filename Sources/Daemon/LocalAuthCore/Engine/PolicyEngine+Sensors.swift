@@ -62,21 +62,26 @@ extension PolicyEngine {
     /// are performed, and each armed sensor hands over one queued attempt. False when nothing changed.
     private func stepSensors() -> Bool {
         let claimEvents = takeClaimEvents()
-        let now = environment.clock.uptime()
+        // Read once, and only when a sensor has something to apply.
+        var now: BootTime?
         var progressed = false
         for modality in BiometricModality.allCases {
             var events = claimEvents[modality] ?? []
             guard let backend = backends[modality] else {
                 // No sensor to arm: the claims only decide the contexts' waiting state.
                 if !events.isEmpty || !sensors.isSettled(modality) {
-                    _ = sensors.apply(events, on: modality, at: now, turnLength: configuration.sensorTurnLength)
+                    let at = now ?? environment.clock.uptime()
+                    now = at
+                    _ = sensors.apply(events, on: modality, at: at, turnLength: configuration.sensorTurnLength)
                 }
                 continue
             }
-            if !backend.isAvailable, sensors.hasClaims(modality) { events.append(.sensorLost) }
+            if sensors.hasClaims(modality), !backend.isAvailable { events.append(.sensorLost) }
             // Most rounds bring a sensor nothing: applying no events to a settled arbiter is a no-op.
             if !events.isEmpty || !sensors.isSettled(modality) {
-                let actions = sensors.apply(events, on: modality, at: now, turnLength: configuration.sensorTurnLength)
+                let at = now ?? environment.clock.uptime()
+                now = at
+                let actions = sensors.apply(events, on: modality, at: at, turnLength: configuration.sensorTurnLength)
                 performSensorActions(actions, on: modality)
                 progressed = progressed || !actions.isEmpty
             }

@@ -119,12 +119,12 @@ public actor PolicyEngine {
     var rightChangeLimiters: [UInt32: RightChangeLimiter] = [:]
     var rightOperationLimiters: [UInt32: RightOperationLimiter] = [:]
 
-    /// Where the engine runs (``unownedExecutor``).
+    /// Where the engine runs (``unownedExecutor``); kept for the unowned reference below.
     private nonisolated let executor: any SerialExecutor
+    /// Read at every switch to the engine (a dozen a call): stored, not asked of the existential.
+    private nonisolated let unownedExecutorReference: UnownedSerialExecutor
 
-    public nonisolated var unownedExecutor: UnownedSerialExecutor {
-        executor.asUnownedSerialExecutor()
-    }
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { unownedExecutorReference }
 
     /// - Parameters:
     ///   - backends: the enabled biometric backends; a second backend of one modality is an error.
@@ -143,7 +143,9 @@ public actor PolicyEngine {
         self.backends = byModality
         self.listed = listed ?? backends
         self.environment = environment
-        self.executor = executor ?? EngineQueue()
+        let executor = executor ?? EngineQueue()
+        self.executor = executor
+        unownedExecutorReference = executor.asUnownedSerialExecutor()
         passcodeWork = environment.passcodeHasher.map { PasscodeWorkScheduler(hasher: $0, limits: configuration.passcodeWorkLimits) }
     }
 

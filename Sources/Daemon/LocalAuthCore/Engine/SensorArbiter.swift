@@ -87,6 +87,9 @@ struct SensorArbiter: Sendable {
     /// The contexts that claim the sensor.
     var claimants: [ContextID] { Array(claims.keys) }
 
+    /// Whether any context claims the sensor.
+    var hasClaims: Bool { !claims.isEmpty }
+
     func contains(_ context: ContextID) -> Bool { claims[context] != nil }
 
     /// Adds a claim; claiming twice does nothing.

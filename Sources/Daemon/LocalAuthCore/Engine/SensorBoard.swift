@@ -11,6 +11,9 @@ import LocalAuthAPI
 /// - at most one attempt per sensor is being saved (``beginSaving(_:on:)`` to ``endSaving(on:)``);
 ///   attempts wait (``wait(on:_:)``) only while one is, and ending the save hands every waiter
 ///   back, in arrival order, to be resumed.
+///
+/// The small readers are `@inline(__always)`: a non-mutating method of a value the engine (an
+/// actor) holds, called out of line, runs on a copy of the whole table.
 struct SensorBoard: Sendable {
     /// A session armed for a context's evaluation.
     struct Armed: Sendable {
@@ -36,18 +39,18 @@ struct SensorBoard: Sendable {
     }
 
     /// Whether applying no events would change nothing: the sensor is armed for its holder, if any.
-    func isSettled(_ modality: BiometricModality) -> Bool {
+    @inline(__always) func isSettled(_ modality: BiometricModality) -> Bool {
         arbiters[modality].map { $0.armed == $0.holder } ?? true
     }
 
     /// Whether `id` claims the sensor.
-    func isClaimed(_ modality: BiometricModality, by id: ContextID) -> Bool {
+    @inline(__always) func isClaimed(_ modality: BiometricModality, by id: ContextID) -> Bool {
         arbiters[modality]?.contains(id) ?? false
     }
 
     /// Whether any evaluation claims the sensor.
-    func hasClaims(_ modality: BiometricModality) -> Bool {
-        arbiters[modality]?.claimants.isEmpty == false
+    @inline(__always) func hasClaims(_ modality: BiometricModality) -> Bool {
+        arbiters[modality]?.hasClaims == true
     }
 
     /// The earliest end of a sensor turn (``SensorArbiter/turnDeadline(length:)``).
@@ -66,16 +69,16 @@ struct SensorBoard: Sendable {
     // MARK: Sessions
 
     /// The session the sensor is armed for.
-    func armed(_ modality: BiometricModality) -> Armed? { armed[modality] }
+    @inline(__always) func armed(_ modality: BiometricModality) -> Armed? { armed[modality] }
 
     /// The sensor's armed session if its id is `session`: nil for a session no longer armed.
-    func armed(_ modality: BiometricModality, session: UInt64) -> Armed? {
+    @inline(__always) func armed(_ modality: BiometricModality, session: UInt64) -> Armed? {
         guard let armed = armed[modality], armed.session.id == session else { return nil }
         return armed
     }
 
     /// The sensors armed for `id`.
-    func listening(_ id: ContextID) -> BiometricModalitySet {
+    @inline(__always) func listening(_ id: ContextID) -> BiometricModalitySet {
         var listening = BiometricModalitySet()
         for (modality, armed) in armed where armed.context == id { listening.insert(modality) }
         return listening
@@ -105,15 +108,15 @@ struct SensorBoard: Sendable {
     // MARK: Saving
 
     /// Whether an attempt of some sensor is being saved.
-    var isSaving: Bool { !saving.isEmpty }
+    @inline(__always) var isSaving: Bool { !saving.isEmpty }
 
     /// Whether the attempt of `id` is being saved (on any sensor).
-    func isSaving(_ id: ContextID) -> Bool {
+    @inline(__always) func isSaving(_ id: ContextID) -> Bool {
         BiometricModality.allCases.contains { saving[$0] == id }
     }
 
     /// The context whose attempt on the sensor is being saved.
-    func saving(_ modality: BiometricModality) -> ContextID? { saving[modality] }
+    @inline(__always) func saving(_ modality: BiometricModality) -> ContextID? { saving[modality] }
 
     /// Marks the attempt of `id` on the sensor as being saved; the sensor's next attempt waits.
     mutating func beginSaving(_ id: ContextID, on modality: BiometricModality) {
@@ -122,7 +125,7 @@ struct SensorBoard: Sendable {
     }
 
     /// How many attempts wait for the sensor's save to end.
-    func waiting(on modality: BiometricModality) -> Int { waiting[modality]?.count ?? 0 }
+    @inline(__always) func waiting(on modality: BiometricModality) -> Int { waiting[modality]?.count ?? 0 }
 
     /// Queues an attempt behind the one being saved; `resume` is handed back by ``endSaving(on:)``.
     mutating func wait(on modality: BiometricModality, _ resume: @escaping Waiter) {

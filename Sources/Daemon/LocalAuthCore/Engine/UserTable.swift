@@ -14,6 +14,9 @@
 ///   others wait in arrival order, and ``passSaveTurn(of:)`` hands it to the next; a user nobody
 ///   holds the turn of has no entry;
 /// - a passcode removal count is positive while one runs, and absent otherwise.
+///
+/// The small readers are `@inline(__always)`: a non-mutating method of a value the engine (an
+/// actor) holds, called out of line, runs on a copy of the whole table.
 struct UserTable: Sendable {
     /// Resumes a change waiting for the user's save turn.
     typealias Waiter = @Sendable () -> Void
@@ -32,7 +35,7 @@ struct UserTable: Sendable {
     // MARK: Records
 
     /// The user's record, if loaded.
-    subscript(uid: UInt32) -> UserRecord? { records[uid] }
+    @inline(__always) subscript(uid: UInt32) -> UserRecord? { records[uid] }
 
     /// Whether a loaded user's ledger has changes not yet saved; nil if the user is not loaded.
     /// `mutating` only so that the engine reads it in place, without copying the table.
@@ -61,7 +64,7 @@ struct UserTable: Sendable {
     }
 
     /// The user's cached domain state.
-    func domainState(of uid: UInt32) -> [UInt8]? { domainStates[uid] }
+    @inline(__always) func domainState(of uid: UInt32) -> [UInt8]? { domainStates[uid] }
 
     /// Caches the domain state of a loaded user's profile as it is now.
     mutating func cacheDomainState(_ state: [UInt8], of uid: UInt32) {
@@ -72,7 +75,7 @@ struct UserTable: Sendable {
     // MARK: Face decisions
 
     /// The user's face decisions, if read.
-    func consents(of uid: UInt32) -> FaceConsents? { faceConsents[uid] }
+    @inline(__always) func consents(of uid: UInt32) -> FaceConsents? { faceConsents[uid] }
 
     /// Keeps the user's face decisions as read or saved.
     mutating func setConsents(_ consents: FaceConsents, of uid: UInt32) {
@@ -106,7 +109,7 @@ struct UserTable: Sendable {
     }
 
     /// How many changes wait for the user's save turn.
-    func waitingForSaveTurn(of uid: UInt32) -> Int { saveTurns[uid]?.count ?? 0 }
+    @inline(__always) func waitingForSaveTurn(of uid: UInt32) -> Int { saveTurns[uid]?.count ?? 0 }
 
     /// Queues a change behind the user's turn; `resume` is handed back by ``passSaveTurn(of:)``
     /// when the turn is its.
@@ -130,7 +133,7 @@ struct UserTable: Sendable {
     // MARK: Passcode removals
 
     /// Whether the user's passcode is being removed.
-    func isRemovingPasscode(_ uid: UInt32) -> Bool { passcodeRemovals[uid] != nil }
+    @inline(__always) func isRemovingPasscode(_ uid: UInt32) -> Bool { passcodeRemovals[uid] != nil }
 
     mutating func beginPasscodeRemoval(of uid: UInt32) {
         passcodeRemovals[uid, default: 0] += 1

@@ -63,26 +63,46 @@ public struct AuditEntry: Sendable, Hashable, CustomStringConvertible {
         // reallocated and cost several thousand instructions a line (every evaluation writes one).
         var line: [UInt8] = []
         line.reserveCapacity(80 + (client?.utf8.count ?? 0) + result.utf8.count + message.utf8.count)
-        func add(_ text: String) { line.append(contentsOf: text.utf8) }
-        add(event.rawValue)
-        add(" uid=")
-        add(String(user))
+        Self.append(event.rawValue, to: &line)
+        Self.append(" uid=", to: &line)
+        Self.append(user, to: &line)
         if let client {
-            add(" client=")
-            add(client)
+            Self.append(" client=", to: &line)
+            Self.append(client, to: &line)
         }
         if let clientPID {
-            add(" pid=")
-            add(String(clientPID))
+            Self.append(" pid=", to: &line)
+            Self.append(clientPID, to: &line)
         }
         if let policy {
-            add(" policy=")
-            add(String(policy.rawValue))
+            Self.append(" policy=", to: &line)
+            Self.append(String(policy.rawValue), to: &line)
         }
-        add(" result=")
-        add(result)
-        add(": ")
-        add(message)
+        Self.append(" result=", to: &line)
+        Self.append(result, to: &line)
+        Self.append(": ", to: &line)
+        Self.append(message, to: &line)
         return line
+    }
+
+    /// `text`'s UTF-8 through `withUTF8`, which hands over a small string's bytes too (from a
+    /// stack copy): appending the `utf8` view went through its iterator byte by byte for those.
+    private static func append(_ text: String, to line: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { line.append(contentsOf: $0) }
+    }
+
+    /// `number` in decimal, without making a string of it.
+    private static func append(_ number: UInt32, to line: inout [UInt8]) {
+        var digits: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var (index, rest) = (buffer.count, number)
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            line.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index...]))
+        }
     }
 }
