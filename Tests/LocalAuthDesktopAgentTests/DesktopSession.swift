@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import LocalAuthTestSupport
+import Synchronization
 import Testing
 
-/// A headless desktop for one test: Xvfb on a display it picks itself (`-displayfd`), a private
-/// session bus (which activates the accessibility bus, as a desktop session's does), and
+/// A headless desktop for one test: Xvfb on a display it picks itself (`-displayfd`), a session
+/// bus of its own (which activates the accessibility bus, as a desktop session's does), and
 /// localauth-agent-gtk from the source tree as the fallback agent of localauthd's private bus.
 /// The sheet is read and driven through AT-SPI (sheet-driver.py), keys typed with xdotool, the
 /// screen saved with ImageMagick's `import` under .build/screenshots/.
+///
+/// Everything it starts dies with it, through ``ProcessGroups``: the session bus's activated
+/// services above all (at-spi-bus-launcher, the accessibility `dbus-daemon` and
+/// at-spi2-registryd), which nothing else would end.
 final class DesktopSession: Sendable {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let agentScript = repository.appendingPathComponent("agent-gtk/localauth-agent-gtk").path
@@ -17,8 +22,10 @@ final class DesktopSession: Sendable {
     static let patience: Duration = .seconds(60)
 
     let display: String
-    let session: PrivateBus
-    private let xvfb: Process
+    /// The session bus's address.
+    let sessionBus: String
+    /// Xvfb, the session bus and the agent, each with what it started.
+    private let children = ProcessGroups()
     let agent: Process
     /// The agent's standard error: a line when it registers, GTK's warnings.
     let agentOutput: ChildOutput
@@ -38,44 +45,27 @@ final class DesktopSession: Sendable {
     }
 
     /// Starts the display, the session bus and the agent for localauthd on `bus`, and returns once
-    /// the agent has registered.
+    /// the agent has registered. If it throws, what it started is already gone.
     /// - Parameter environment: overrides for the agent's environment (its locale, its style).
     init(serving bus: PrivateBus, environment: [String: String] = [:]) async throws {
-        let xvfb = Process()
-        xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        xvfb.arguments = ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp", "-noreset"]
-        let number = Pipe()
-        xvfb.standardOutput = number
-        xvfb.standardError = FileHandle.nullDevice
-        try xvfb.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = number.fileHandleForReading.availableData
-            guard !chunk.isEmpty else {
-                ChildProcess.kill(xvfb)
-                throw Failed(description: "Xvfb exited before naming its display")
-            }
-            line.append(chunk)
-        }
-        self.xvfb = xvfb
-        display = ":" + String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        session = try PrivateBus()
+        display = ":" + (try children.startPrinting("/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp", "-noreset"]))
+        sessionBus = try children.startPrinting("/usr/bin/dbus-daemon", ["--session", "--nofork", "--print-address=1", "--nopidfile"])
 
         let agent = Process()
         agent.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         agent.arguments = [Self.agentScript, "--fallback", "--address", bus.address]
-        agent.environment = Self.environment(display: display, session: session).merging(environment) { $1 }
+        agent.environment = Self.environment(display: display, sessionBus: sessionBus).merging(environment) { $1 }
         let output = Pipe()
         agent.standardOutput = output
         agent.standardError = output
-        try agent.run()
+        try children.start(agent)
         self.agent = agent
         agentOutput = ChildOutput(output)
         try await waitForRegistration()
     }
 
     /// The desktop's environment, English, with GTK drawing through cairo (no GPU under Xvfb).
-    static func environment(display: String, session: PrivateBus) -> [String: String] {
+    static func environment(display: String, sessionBus: String) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for name in ["LANGUAGE", "LC_MESSAGES", "LANG", "WAYLAND_DISPLAY", "NO_AT_BRIDGE", "GTK_A11Y"] { environment[name] = nil }
         environment["LC_ALL"] = "C.UTF-8"
@@ -83,7 +73,7 @@ final class DesktopSession: Sendable {
         environment["GDK_BACKEND"] = "x11"
         environment["GSK_RENDERER"] = "cairo"
         environment["GSETTINGS_BACKEND"] = "memory"
-        environment["DBUS_SESSION_BUS_ADDRESS"] = session.address
+        environment["DBUS_SESSION_BUS_ADDRESS"] = sessionBus
         environment["LOCALAUTH_AGENT_GTK_LOCALEDIR"] = compiledCatalogues
         return environment
     }
@@ -171,7 +161,7 @@ final class DesktopSession: Sendable {
     }
 
     private func driver(_ arguments: [String]) async throws -> (Int32, String) {
-        let environment = Self.environment(display: display, session: session)
+        let environment = Self.environment(display: display, sessionBus: sessionBus)
         return try await runTool("/usr/bin/python3", [Self.driverScript] + arguments, environment: environment, timeout: .seconds(90))
     }
 
@@ -185,8 +175,58 @@ final class DesktopSession: Sendable {
     }
 
     deinit {
-        ChildProcess.kill(agent)
-        session.stop()
-        ChildProcess.kill(xvfb)
+        children.end()
     }
+}
+
+/// Children that take what they start with them: each is the leader of its own process group (as
+/// `Foundation.Process` starts every child, checked at the start), and ending it kills that whole
+/// group, in the reverse order of their start.
+///
+/// A group, because the session bus's activated services are no children of ours and outlive the
+/// bus: dbus-daemon hands at-spi-bus-launcher to init at once, and the launcher's SIGTERM to the
+/// accessibility bus when its session bus goes is never taken, since Foundation starts children with
+/// SIGTERM blocked and the mask is inherited down the tree (the accessibility bus then keeps
+/// at-spi2-registryd alive). They all stay in the bus's group; init reaps them once killed.
+final class ProcessGroups: Sendable {
+    private let leaders = Mutex<[Process]>([])
+
+    /// Runs `process` as a group leader, ended with the others.
+    func start(_ process: Process) throws {
+        try process.run()
+        leaders.withLock { $0.append(process) }
+        let pid = process.processIdentifier
+        guard getpgid(pid) == pid else {
+            throw DesktopSession.Failed(description: "\(process.executableURL?.path ?? "a child") is not a process group leader: what it starts would outlive the test")
+        }
+    }
+
+    /// Runs a program that prints one line once it is ready (Xvfb's display number, dbus-daemon's
+    /// address) and returns that line.
+    func startPrinting(_ path: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let printed = Pipe()
+        process.standardOutput = printed
+        process.standardError = FileHandle.nullDevice
+        try start(process)
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = printed.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw DesktopSession.Failed(description: "\(path) exited before it was ready") }
+            line.append(chunk)
+        }
+        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Kills each group (SIGKILL: the children may have SIGTERM blocked) and reaps its leader.
+    func end() {
+        for process in leaders.withLock({ leaders in defer { leaders = [] }; return leaders.reversed() }) {
+            kill(-process.processIdentifier, SIGKILL)
+            ChildProcess.kill(process)
+        }
+    }
+
+    deinit { end() }
 }

@@ -275,7 +275,7 @@ struct DesktopSheetTests {
     @Test func aSecondAgentExitsQuietly() async throws {
         try await Self.withDesktop { _, bus, desktop, _ in
             let second = try await runTool("/usr/bin/python3", [DesktopSession.agentScript, "--fallback", "--address", bus.address],
-                                           environment: DesktopSession.environment(display: desktop.display, session: desktop.session),
+                                           environment: DesktopSession.environment(display: desktop.display, sessionBus: desktop.sessionBus),
                                            timeout: .seconds(60))
             #expect(second.status == 0 && !second.output.contains("registered"), "\(second.output)")
         }
