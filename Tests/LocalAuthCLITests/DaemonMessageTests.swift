@@ -31,11 +31,15 @@ struct DaemonMessageTests {
         }
     }
 
+    /// The demo also cleans up after itself: its bus and daemon end with it.
     @Test func demoWritesNoEscapeSequencesIntoAFile() async throws {
         let bin = URL(fileURLWithPath: DaemonUnderTest.binary).deletingLastPathComponent().path
+        let mark = ProcessMark()
         let result = try await ExternalTool.run(ExternalTool.repository.appendingPathComponent("scripts/demo.sh").path, [],
-                                          environment: ["BIN": bin])
+                                          environment: ["BIN": bin].merging(mark.environment) { $1 })
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("# ") && !result.stdout.contains("\u{1B}"), "escape sequences in the demo's file output")
+        let left = await mark.leftovers()
+        #expect(left.isEmpty, "left behind by the demo: \(left)")
     }
 }

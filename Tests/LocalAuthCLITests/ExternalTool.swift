@@ -18,8 +18,9 @@ enum ExternalTool {
         try String(contentsOf: repository.appendingPathComponent(relativePath), encoding: .utf8)
     }
 
-    /// Runs `executable` (a path, or a name looked up in /usr/bin and /bin) with `environment` on top of ours.
-    /// Output goes to temporary files, so neither pipe can fill up and stall the child.
+    /// Runs `executable` (a path, or a name looked up in /usr/bin and /bin) with `environment` on top of ours,
+    /// with no signals blocked, as from a shell. Output goes to temporary files, so neither pipe can
+    /// fill up and stall the child.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                     directory: URL? = nil, timeout: Duration = .seconds(60)) async throws -> Result {
         let path = executable.hasPrefix("/") ? executable
@@ -38,7 +39,7 @@ enum ExternalTool {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         let exited = Inbox<Int32>()
-        try process.run()
+        try ChildProcess.run(process)
         ChildProcess.reportExit(of: process, into: exited)
         let status = try await ChildProcess.exitStatus(of: process, from: exited, within: timeout)
         return Result(status: status, stdout: try String(contentsOf: out, encoding: .utf8),

@@ -12,9 +12,14 @@ struct ProviderCheckTests {
     /// seconds, and the hang step waits out its call timeout.
     static let generous: Duration = .seconds(180)
 
-    /// `--simulate` with a call timeout a loaded machine's Python provider meets easily.
+    /// `--simulate` with a call timeout a loaded machine's Python provider meets easily. Whatever
+    /// the outcome, nothing the check started (its private bus, the provider) may outlive it.
     static func check(_ descriptor: String, _ options: [String] = ["--simulate", "--call-timeout", "30"]) async throws -> CommandLineTool.Result {
-        try await CommandLineTool.run(nil, ["provider", "check", descriptor] + options, timeout: generous)
+        let mark = ProcessMark()
+        let result = try await CommandLineTool.run(nil, ["provider", "check", descriptor] + options, environment: mark.environment, timeout: generous)
+        let left = await mark.leftovers()
+        #expect(left.isEmpty, "left behind by provider check: \(left)")
+        return result
     }
 
     @Test func theReferenceProviderPassesEveryStep() async throws {
@@ -70,6 +75,32 @@ struct ProviderCheckTests {
         let result = try await Self.check(descriptor)
         #expect(result.status == 70)
         #expect(result.stdout.contains("FAIL  descriptor: \(descriptor):7: inline comments are not allowed: put the comment on its own line"), "\(result.stdout)")
+    }
+
+    /// Ctrl-C and SIGTERM stop the private bus before the command exits; SIGKILL (a test's timeout,
+    /// the OOM killer), which no handler sees, leaves it to the check's sentry. A descriptor without
+    /// Exec= keeps the check waiting for the provider's name with its bus up.
+    @Test("the private bus ends with the command", arguments: [SIGINT, SIGTERM, SIGKILL])
+    func thePrivateBusEndsWithTheCommand(signal: Int32) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("provider-check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let descriptor = directory.appendingPathComponent("acme.provider").path
+        try "[Provider]\nId=acme\nModality=face\nBusName=com.acme.Face\nUser=\(getuid())\nProtocolVersion=1\n"
+            .write(toFile: descriptor, atomically: true, encoding: .utf8)
+        let mark = ProcessMark()
+        let running = try CommandLineTool.Running(nil, ["provider", "check", descriptor], environment: mark.environment)
+        var waiting = false
+        while !waiting, let line = try? await running.stderrLines.next(within: .seconds(30)) {
+            waiting = line.contains("The descriptor has no Exec=")
+        }
+        #expect(waiting, "the check never waited for the provider")
+        #expect(mark.processes().contains { $0.command.hasPrefix("/usr/bin/dbus-daemon ") }, "no private bus: \(mark.processes())")
+        kill(running.process.processIdentifier, signal)
+        let result = try await running.finish(within: .seconds(30))
+        #expect(result.status == (signal == SIGKILL ? SIGKILL : 130), "\(result.stdout)\n\(result.stderr)")
+        let left = await mark.leftovers()
+        #expect(left.isEmpty, "left behind by provider check: \(left)")
     }
 
     @Test func helpSaysWhatItChecks() async throws {

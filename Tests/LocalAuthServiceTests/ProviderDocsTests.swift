@@ -99,16 +99,20 @@ struct ProviderDocsTests {
 
     /// The quickstart's shell block, run as written from the checkout's root: a private bus,
     /// `provider check`, localauthd with the reference provider, an enrollment and an evaluation
-    /// by simulated touches.
+    /// by simulated touches; its EXIT trap then ends the bus and localauthd (``runTool`` starts
+    /// bash with no signal blocked, or the trap's `kill` left the `--fork`ed bus running forever).
     @Test func theQuickstartRunsAsWritten() async throws {
         let script = try Self.block("sh", after: "## Quickstart on a private bus")
         let root = ReferenceProvider.repositoryRoot.path
         let binaries = URL(fileURLWithPath: DaemonUnderTest.binary).deletingLastPathComponent().path
         let path = "\(binaries):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
+        let mark = ProcessMark()
         let (status, output) = try await runTool("/bin/bash", ["-e", "-o", "pipefail", "-c", "cd \"$1\"\n" + script, "quickstart", root],
-                                                 environment: ["PATH": path], timeout: .seconds(300))
+                                                 environment: ["PATH": path].merging(mark.environment) { $1 }, timeout: .seconds(300))
         #expect(status == 0, "\(output)")
         #expect(output.contains("All steps passed.") && output.contains("Enrolled fingerprint right-index-finger.")
                 && output.contains("Authenticated."), "\(output)")
+        let left = await mark.leftovers()
+        #expect(left.isEmpty, "left behind by the quickstart: \(left)")
     }
 }

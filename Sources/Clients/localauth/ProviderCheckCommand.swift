@@ -62,27 +62,24 @@ struct ProviderCheckCommand: ParsableCommand {
         }
         ProviderCheck.report(output, "descriptor", passed: true, "\(descriptor.id): \(descriptor.modality.rawValue) provider \(descriptor.busName), uid \(descriptor.uid)")
 
-        /// What this run started, stopped last first at the end and on Ctrl-C.
-        var children: [ProviderCheckProcess] = [] {
-            didSet {
-                Interrupts.handler = { [children] in
-                    children.reversed().forEach { $0.stop() }
-                    exit(ExitStatus.interrupted)
-                }
-            }
+        /// What this run started, stopped last first at the end and on Ctrl-C or SIGTERM; its sentry
+        /// ends them should this process end any other way.
+        let children = ProviderCheckChildren()
+        Interrupts.handler = {
+            children.stop()
+            exit(ExitStatus.interrupted)
         }
         defer {
             Interrupts.handler = nil
-            children.reversed().forEach { $0.stop() }
+            children.stop()
         }
 
         let address: String
         if let bus {
             address = bus
         } else {
-            let daemon = try ProviderCheckProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
-                                                  captureOutput: true)
-            children.append(daemon)
+            let daemon = try children.start(["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
+                                            captureOutput: true)
             guard let line = daemon.readLine(), !line.isEmpty else { throw .failed("dbus-daemon did not start (is dbus-daemon installed?)") }
             address = line
         }
@@ -101,9 +98,8 @@ struct ProviderCheckCommand: ParsableCommand {
         defer { host.connection.unsubscribe(subscription) }
         var started: ProviderCheckProcess?
         if let exec = descriptor.exec {
-            started = try ProviderCheckProcess(exec, environment: ["DBUS_STARTER_ADDRESS": address, "DBUS_STARTER_BUS_TYPE": "system",
-                                                                  "LOCALAUTH_PROVIDER_ID": descriptor.id])
-            children.append(started!)
+            started = try children.start(exec, environment: ["DBUS_STARTER_ADDRESS": address, "DBUS_STARTER_BUS_TYPE": "system",
+                                                            "LOCALAUTH_PROVIDER_ID": descriptor.id])
         } else {
             output.note("The descriptor has no Exec=: start your provider on the bus at \(address) (DBUS_STARTER_ADDRESS=\(address)); waiting \(ProviderCheck.words(Self.startTimeout)).")
         }

@@ -4,8 +4,10 @@ import Glibc
 #endif
 
 /// A child of `localauth provider check` (the private `dbus-daemon`, the provider under test),
-/// started with `posix_spawn` like localauthd starts a provider: no shell, an empty signal mask
-/// and default signal actions, the given environment added to ours.
+/// started with `posix_spawn` like localauthd starts a provider: no shell, standard input from
+/// /dev/null, an empty signal mask and default signal actions, the given environment added to ours.
+/// An empty mask matters: a `localauth` started by a program whose threads block SIGTERM (Foundation's
+/// `Process` passes its thread's mask on) would otherwise hand a dbus-daemon that SIGTERM cannot stop.
 final class ProviderCheckProcess {
     let pid: pid_t
     /// Set once waitpid has reaped it: its pid may belong to someone else after that.
@@ -14,11 +16,19 @@ final class ProviderCheckProcess {
     /// Starts `command` (an absolute path, then its arguments). With `captureOutput` its stdout is
     /// a pipe read by ``readLine()`` and its stderr goes nowhere (the private dbus-daemon's chatter);
     /// otherwise it shares our stderr for both, so the vendor sees what the provider prints.
-    init(_ command: [String], environment: [String: String] = [:], captureOutput: Bool = false) throws(CLIError) {
+    /// `group` is the process group it joins (0: a new one that it leads); `input`, when not -1, is
+    /// the descriptor it gets as standard input instead of /dev/null.
+    init(_ command: [String], environment: [String: String] = [:], captureOutput: Bool = false,
+         group: pid_t = 0, input: Int32 = -1) throws(CLIError) {
         guard let executable = command.first else { throw .usage("an empty command line") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        if input >= 0 {
+            posix_spawn_file_actions_adddup2(&actions, input, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         var pipeEnds: [Int32] = [-1, -1]
         if captureOutput {
             guard pipe(&pipeEnds) == 0 else { throw .failed("cannot make a pipe: \(String(cString: strerror(errno)))") }
@@ -37,7 +47,8 @@ final class ProviderCheckProcess {
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, group)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         var variables: [String: String] = [:]
         var entry = environ
@@ -89,10 +100,11 @@ final class ProviderCheckProcess {
         return status
     }
 
-    /// SIGTERM, SIGKILL after a second if it is still there, and reaps it.
-    func stop() {
+    /// SIGTERM (unless `terminate` is false: it is ending by itself), SIGKILL after a second if it
+    /// is still there, and reaps it.
+    func stop(terminate: Bool = true) {
         guard exited() == nil else { return }
-        kill(pid, SIGTERM)
+        if terminate { kill(pid, SIGTERM) }
         for _ in 0..<20 {
             if exited() != nil { return }
             usleep(50_000)
@@ -105,5 +117,60 @@ final class ProviderCheckProcess {
 
     deinit {
         if output >= 0 { close(output) }
+    }
+}
+
+/// Everything `localauth provider check` starts (the private bus, the provider under test), in a
+/// process group of their own led by a sentry: a `/bin/sh` that reads a pipe whose writing end only
+/// this process holds, then kills its whole group. ``stop()`` ends the children in order (the check's
+/// teardown, Ctrl-C, SIGTERM); when this process ends any other way (SIGKILL, a crash, an `exit()`
+/// that skips the teardown) the kernel closes the pipe and the sentry ends them, so no dbus-daemon
+/// or provider outlives the command. A group, unlike a pid that was reaped, cannot come to name
+/// someone else's processes while its leader, the sentry, lives.
+@MainActor
+final class ProviderCheckChildren {
+    private var processes: [ProviderCheckProcess] = []
+    private var sentry: ProviderCheckProcess?
+    /// The writing end of the sentry's standard input (close-on-exec: no child holds it); -1 without a sentry.
+    private var sentryInput: Int32 = -1
+
+    /// Starts `command` in the group (see ``ProviderCheckProcess/init(_:environment:captureOutput:group:input:)``),
+    /// the sentry first if there is none yet.
+    func start(_ command: [String], environment: [String: String] = [:], captureOutput: Bool = false) throws(CLIError) -> ProviderCheckProcess {
+        let group: pid_t
+        if let sentry { group = sentry.pid } else { group = try startSentry() }
+        let process = try ProviderCheckProcess(command, environment: environment, captureOutput: captureOutput, group: group)
+        processes.append(process)
+        return process
+    }
+
+    private func startSentry() throws(CLIError) -> pid_t {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw .failed("cannot make a pipe: \(String(cString: strerror(errno)))") }
+        // Only the sentry may hold the reading end (as its standard input), only we the writing end.
+        // (No pipe2 in Glibc's module; the check starts its children from the main actor alone.)
+        ends.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+        defer { close(ends[0]) }
+        let sentry: ProviderCheckProcess
+        do {
+            sentry = try ProviderCheckProcess(["/bin/sh", "-c", "while read -r line; do :; done; kill -KILL 0"], input: ends[0])
+        } catch {
+            close(ends[1])
+            throw error
+        }
+        self.sentry = sentry
+        sentryInput = ends[1]
+        return sentry.pid
+    }
+
+    /// Stops the children, last started first, then lets the sentry end whatever is left of the group.
+    func stop() {
+        processes.reversed().forEach { $0.stop() }
+        processes.removeAll()
+        guard let sentry else { return }
+        close(sentryInput)
+        sentryInput = -1
+        sentry.stop(terminate: false)
+        self.sentry = nil
     }
 }

@@ -35,6 +35,20 @@ public enum ChildProcess {
         try? input.write(contentsOf: bytes)
     }
 
+    /// Starts `process` with no signal blocked, as from a shell. Foundation's `Process` hands the
+    /// child the signal mask of the thread that starts it, and a test runs on a Dispatch worker
+    /// thread, which blocks SIGTERM, SIGINT, SIGHUP and more: a script's `kill` of its own
+    /// background job then never arrives (scripts/demo.sh and the providers quickstart left their
+    /// dbus-daemon running after every test run). A signal sent to the test process meanwhile is
+    /// handled as on its main thread.
+    public static func run(_ process: Process) throws {
+        var empty = sigset_t(), previous = sigset_t()
+        sigemptyset(&empty)
+        pthread_sigmask(SIG_SETMASK, &empty, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        try process.run()
+    }
+
     /// Sends SIGKILL and reaps the child.
     public static func kill(_ process: Process) {
         let pid = process.processIdentifier

@@ -221,8 +221,9 @@ public final class Inbox<Element: Sendable>: Sendable {
     }
 }
 
-/// Runs an external program, returning its exit status and standard output (and error); killed
-/// after `timeout`. `environment` is added to the test's own.
+/// Runs an external program (with no signal blocked: ``ChildProcess/run(_:)``), returning its exit
+/// status and standard output (and error); killed after `timeout`. `environment` is added to the
+/// test's own.
 public func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:],
                     timeout: Duration = .seconds(10)) async throws -> (status: Int32, output: String) {
     let process = Process()
@@ -235,7 +236,7 @@ public func runTool(_ path: String, _ arguments: [String], environment: [String:
     process.standardOutput = output
     process.standardError = output
     let exited = Inbox<Int32>()
-    try process.run()
+    try ChildProcess.run(process)
     ChildProcess.reportExit(of: process, into: exited)
     let status = try await ChildProcess.exitStatus(of: process, from: exited, within: timeout)
     let data = output.fileHandleForReading.readDataToEndOfFile()
