@@ -160,7 +160,13 @@ import Testing
             #expect(table.ownerAndUser(of: id)?.user == table[id]?.user)
             #expect(table.publication(of: id)?.published == table[id]?.published)
             #expect(table.publication(of: id)?.phase == table[id]?.evaluation?.machine.phase)
+            let target = table.attemptTarget(of: id)
+            #expect((target != nil) == table.isEvaluating(id))
+            #expect(target?.serial == table[id]?.evaluation?.serial && target?.owner == table[id]?.evaluation.map { _ in table[id]!.owner })
+            #expect(target.map { ($0.user, $0.applicant, $0.isUnlock) } ?? (0, nil, false) == table[id].flatMap { record in
+                record.evaluation.map { _ in (record.user, record.foreignApplicant, record.options.isUnlockContext) } } ?? (0, nil, false))
         }
+        #expect(table.attemptTarget(of: running)?.serial == 7)
         #expect(table.isEvaluating(running) && !table.isEvaluating(idle))
         #expect(table.ownerAndUser(of: bobs)?.owner == bob && table.ownerAndUser(of: bobs)?.user == 1001)
         #expect(table.liveCount(of: alice) == 2 && table.liveCount(of: bob) == 1)

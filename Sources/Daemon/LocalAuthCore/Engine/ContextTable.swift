@@ -96,6 +96,15 @@ struct ContextTable: Sendable {
         return (owner, user)
     }
 
+    /// What an attempt on a sensor armed for `id` needs of it, read in place; nil unless `id` is
+    /// live and evaluating.
+    @inline(__always) func attemptTarget(of id: ContextID)
+        -> (serial: UInt64, user: UInt32, applicant: UInt32?, owner: ClientID, isUnlock: Bool)? {
+        guard let slot = slots[id], let serial = storage[slot]?.evaluation?.serial, let user = storage[slot]?.user,
+              let owner = storage[slot]?.owner, let isUnlock = storage[slot]?.options.isUnlockContext else { return nil }
+        return (serial, user, storage[slot]?.foreignApplicant, owner, isUnlock)
+    }
+
     /// The client's live contexts, oldest first.
     @inline(__always) func live(of client: ClientID) -> [ContextID] { liveByClient[client] ?? [] }
 

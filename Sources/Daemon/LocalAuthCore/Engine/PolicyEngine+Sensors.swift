@@ -31,7 +31,7 @@ extension PolicyEngine {
         // An armed session whose evaluation already ended (its disarm is still to come) takes no
         // input: false keeps it for the next session instead of dropping it.
         guard let armed = sensors.armed(modality, session: session),
-              contexts[armed.context]?.evaluation != nil else { return false }
+              contexts.isEvaluating(armed.context) else { return false }
         if let saving = handleAttempt(attempt, on: modality) {
             sensors.beginSaving(saving.context, on: modality)
             await reportSaved(saving)
@@ -85,7 +85,7 @@ extension PolicyEngine {
                 performSensorActions(actions, on: modality)
                 progressed = progressed || !actions.isEmpty
             }
-            if sensors.saving(modality) == nil, let armed = sensors.armed(modality), contexts.evaluation(of: armed.context) != nil,
+            if sensors.saving(modality) == nil, let armed = sensors.armed(modality), contexts.isEvaluating(armed.context),
                let attempt = backend.takeQueuedAttempt(for: armed.session) {
                 if let saving = handleAttempt(attempt, on: modality) {
                     sensors.beginSaving(saving.context, on: modality)
@@ -175,13 +175,13 @@ extension PolicyEngine {
     /// An attempt that changed the ledger is returned, to be reported by ``reportSaved(_:)`` once
     /// saved; the actor serves others meanwhile.
     private func handleAttempt(_ attempt: AttemptEvent, on modality: BiometricModality) -> SavingAttempt? {
-        guard let armed = sensors.armed(modality), let record = contexts[armed.context],
-              let serial = record.evaluation?.serial else { return nil }
-        let id = record.id, uid = record.user, applicant = record.foreignApplicant
+        // The few fields needed, read in place: a copy of the context's record retains ~20 references.
+        guard let id = sensors.armed(modality)?.context, let target = contexts.attemptTarget(of: id) else { return nil }
+        let (serial, uid, applicant) = (target.serial, target.user, target.applicant)
         let user = userRecord(uid)
         func saving(_ outcome: SavingAttempt.Outcome) -> SavingAttempt {
             SavingAttempt(outcome: outcome, modality: modality, context: id, serial: serial, user: uid, applicant: applicant,
-                          owner: record.owner, commit: submitLedger(of: uid))
+                          owner: target.owner, commit: submitLedger(of: uid))
         }
         switch attempt {
         case .match(let label) where user.profile.isEnrolled(modality, label: label):
@@ -193,7 +193,7 @@ extension PolicyEngine {
                 finish(id, .failure(error))
                 return nil
             }
-            let unlockAt = record.options.isUnlockContext ? environment.clock.now() : nil
+            let unlockAt = target.isUnlock ? environment.clock.now() : nil
             updateUser(uid) { $0.ledger.recordBiometricMatch(unlockAt: unlockAt, by: applicant) }
             // The saved ledger is the one in memory (requireSavedLedger above): a match that changed
             // nothing (no failures to clear, not an unlock) has nothing to save.
