@@ -66,7 +66,7 @@ final class DBusMessage: @unchecked Sendable {
     /// A header field as a string: `known` itself when the field holds the same bytes.
     private static func string(_ field: UnsafePointer<CChar>?, preferring known: String?) -> String? {
         guard let field else { return nil }
-        if let known, known.withCString({ strcmp($0, field) == 0 }) { return known }
+        if let known, known.isSpelled(field) { return known }
         return String(cString: field)
     }
     var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
@@ -179,6 +179,14 @@ final class DBusMessage: @unchecked Sendable {
         let text = values.first?.string
         return DBusError(.init(errorName ?? DBusError.Name.failed.rawValue), text ?? "",
                          details: text == nil ? [] : Array(values.dropFirst()))
+    }
+}
+
+extension String {
+    /// Whether `field` (a C string, such as a received message's header field) holds exactly this
+    /// string's bytes: compared without making a Swift string of it.
+    func isSpelled(_ field: UnsafePointer<CChar>) -> Bool {
+        withCString { strcmp($0, field) == 0 }
     }
 }
 

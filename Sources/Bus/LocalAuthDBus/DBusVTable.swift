@@ -56,35 +56,28 @@ public struct DBusVTable: Sendable {
     }
 
     /// A method row as the connection finds it for a received call, with its name and signature
-    /// as C strings to match the call's header fields without making Swift strings of them. A
-    /// class: the call carries its row, and a copy is then one retain.
+    /// kept as C strings to match the call's header fields. A class: the call carries its row, and
+    /// a copy is then one retain.
     final class Row: Sendable {
         let method: Method
-        private let cName: ContiguousArray<CChar>
-        private let cInputSignature: ContiguousArray<CChar>
+        fileprivate let name: HeaderField
+        private let inputSignature: HeaderField
 
         init(_ method: Method) {
             self.method = method
-            cName = ContiguousArray(method.name.utf8CString)
-            cInputSignature = ContiguousArray(method.inputSignature.utf8CString)
-        }
-
-        func isNamed(_ member: UnsafePointer<CChar>) -> Bool {
-            cName.withUnsafeBufferPointer { strcmp($0.baseAddress!, member) == 0 }
+            name = HeaderField(method.name)
+            inputSignature = HeaderField(method.inputSignature)
         }
 
         /// Whether a received call's signature (its header field) is the declared one.
-        func accepts(signature: UnsafePointer<CChar>) -> Bool {
-            cInputSignature.withUnsafeBufferPointer { strcmp($0.baseAddress!, signature) == 0 }
-        }
+        func accepts(signature: UnsafePointer<CChar>) -> Bool { inputSignature.isSpelled(signature) }
     }
 
     public let interface: DBusInterfaceDescription
     private let methods: [String: Method]
     /// The rows again, in declaration order, for ``row(interface:member:)``.
     private let rows: [Row]
-    /// ``interface``'s name as a C string.
-    private let cInterface: ContiguousArray<CChar>
+    private let interfaceName: HeaderField
     private let read: PropertyReader?
     private let writers: [String: PropertyWriter]
 
@@ -100,7 +93,7 @@ public struct DBusVTable: Sendable {
         precondition(Set(writers.keys) == writable, "\(interface.name): writers \(writers.keys.sorted()) are not the writable properties \(writable.sorted())")
         precondition((read != nil) == !interface.properties.isEmpty, "\(interface.name): a property reader is needed exactly when it has properties")
         self.interface = interface
-        self.cInterface = ContiguousArray(interface.name.utf8CString)
+        self.interfaceName = HeaderField(interface.name)
         self.rows = methods.map { row in
             var row = row
             let declaration = interface.method(row.name)!
@@ -137,8 +130,8 @@ public struct DBusVTable: Sendable {
     /// if it is one of this table's methods. Compares the C strings: a handful of rows is scanned
     /// faster than a Swift string is made and hashed.
     func row(interface: UnsafePointer<CChar>?, member: UnsafePointer<CChar>) -> Row? {
-        if let interface, cInterface.withUnsafeBufferPointer({ strcmp($0.baseAddress!, interface) }) != 0 { return nil }
-        for row in rows where row.isNamed(member) { return row }
+        if let interface, !interfaceName.isSpelled(interface) { return nil }
+        for row in rows where row.name.isSpelled(member) { return row }
         return nil
     }
 
@@ -200,5 +193,19 @@ public struct DBusPropertyRead: Sendable {
         }
         guard let name else { return [.vardict(values)] }
         return [.variant(values[name]!)]
+    }
+}
+
+/// A name as a C string, made once, to compare with received header fields: the table is scanned
+/// at every call, and `String.withCString` would copy each small name to the stack first.
+private struct HeaderField: Sendable {
+    private let bytes: ContiguousArray<CChar>
+
+    init(_ name: String) {
+        bytes = ContiguousArray(name.utf8CString)
+    }
+
+    func isSpelled(_ field: UnsafePointer<CChar>) -> Bool {
+        bytes.withUnsafeBufferPointer { strcmp($0.baseAddress!, field) == 0 }
     }
 }

@@ -66,8 +66,12 @@ final class ObjectRegistration: @unchecked Sendable {
         let reply = DBusPendingReply(call: message, sender: sender, member: member, connection: connection)
         // The row's own string when it is the declared one (the table's check of it is then a
         // comparison of a string with itself).
-        let matchesRow = row.map { row in dbus_message_get_signature(message.raw).map(row.accepts(signature:)) == true } == true
-        let signature = matchesRow ? row!.method.inputSignature : message.signature
+        let signature: String
+        if let row, let field = dbus_message_get_signature(message.raw), row.accepts(signature: field) {
+            signature = row.method.inputSignature
+        } else {
+            signature = message.signature
+        }
         let secretIndexes = row?.method.secretArguments ?? DBusInterfaceDescription.secretArguments(of: member, interface: interface, in: interfaces)
         // A typed row reads its own arguments; a secret among them is in the receive buffer all the same.
         let readsArguments = row?.method.readsArguments == true
