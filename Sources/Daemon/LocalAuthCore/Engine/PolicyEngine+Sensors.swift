@@ -67,24 +67,20 @@ extension PolicyEngine {
         var progressed = false
         for modality in BiometricModality.allCases {
             var events = claimEvents[modality] ?? []
-            guard let backend = backends[modality] else {
-                // No sensor to arm: the claims only decide the contexts' waiting state.
-                if !events.isEmpty || !sensors.isSettled(modality) {
-                    let at = now ?? environment.clock.uptime()
-                    now = at
-                    _ = sensors.apply(events, on: modality, at: at, turnLength: configuration.sensorTurnLength)
-                }
-                continue
-            }
-            if sensors.hasClaims(modality), !backend.isAvailable { events.append(.sensorLost) }
+            let backend = backends[modality]
+            if let backend, sensors.hasClaims(modality), !backend.isAvailable { events.append(.sensorLost) }
             // Most rounds bring a sensor nothing: applying no events to a settled arbiter is a no-op.
             if !events.isEmpty || !sensors.isSettled(modality) {
                 let at = now ?? environment.clock.uptime()
                 now = at
                 let actions = sensors.apply(events, on: modality, at: at, turnLength: configuration.sensorTurnLength)
-                performSensorActions(actions, on: modality)
-                progressed = progressed || !actions.isEmpty
+                // With no sensor to arm, the claims only decide the contexts' waiting state.
+                if backend != nil {
+                    performSensorActions(actions, on: modality)
+                    progressed = progressed || !actions.isEmpty
+                }
             }
+            guard let backend else { continue }
             if sensors.saving(modality) == nil, let armed = sensors.armed(modality), contexts.isEvaluating(armed.context),
                let attempt = backend.takeQueuedAttempt(for: armed.session) {
                 if let saving = handleAttempt(attempt, on: modality) {
