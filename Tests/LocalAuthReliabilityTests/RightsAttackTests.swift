@@ -149,10 +149,10 @@ struct RightsAttackTests {
     /// A process that forks, keeps the bus connection in the child and execs another app's
     /// executable in the parent (the connection's process) is taken for that app: the child
     /// reads and removes busctl's right. The identity is read from /proc/<pid> at the first call,
-    /// after the exec (CallerDirectory.run → identify(credentials.pid)); and a pid reused after
+    /// after the exec (CallerDirectory.identity(of:_:) → identify(credentials.pid)); and a pid reused after
     /// the parent's exit gives the child whatever process took it (an unconfined one, from a
     /// sandbox). Needs the bus's ProcessFD (dbus ≥ 1.15.8) or SO_PEERPIDFD to pin the process.
-    @Test(.disabled("bug: app identity read by pid at the first call, after a fork and exec of the connection's process (Sources/Daemon/LocalAuthService/CallerDirectory.swift:229)"))
+    @Test(.disabled("bug: app identity read by pid at the first call, after a fork and exec of the connection's process (Sources/Daemon/LocalAuthService/CallerDirectory.swift:299)"))
     func aForkedChildIsNotTakenForTheAppItsParentExecs() async throws {
         try await withDaemon(configuration: Self.configuration) { _, bus in
             let client = try await Client(bus)

@@ -49,16 +49,26 @@ import Testing
         log: { _, _ in })
     }
 
-    /// Submits a job that records `name` (after `gate`, if any) and reports when it ran.
+    /// Submits a job that records `name` and reports when it ran: at once, or after `gate` (the
+    /// job then waits, as a handler that asks polkit does).
     static func submit(_ directory: CallerDirectory<Isolation>, _ record: Record, from sender: String, _ name: String, gate: Gate? = nil,
                        started: AsyncStream<String>.Continuation? = nil, done: AsyncStream<String>.Continuation) async -> DBusError? {
         await isolation.run { isolation in
             directory.submit(from: sender, byteCount: 10, replyExpected: true, on: isolation) { _, identity in
-            started?.yield(name)
-            await gate?.wait()
-            let who = (try? identity.get()).map { "\($0.caller.uid)" } ?? "denied"
-            record.ran.withLock { $0.append("\(name)@\(who)") }
-            done.yield(name)
+                started?.yield(name)
+                let finish: @Sendable () -> Void = {
+                    let who = (try? identity.get()).map { "\($0.caller.uid)" } ?? "denied"
+                    record.ran.withLock { $0.append("\(name)@\(who)") }
+                    done.yield(name)
+                }
+                guard let gate else {
+                    finish()
+                    return nil
+                }
+                return { _ in
+                    await gate.wait()
+                    finish()
+                }
             }
         }
     }
@@ -160,6 +170,36 @@ import Testing
             #expect(await iterator.next() == name)
         }
         #expect(record.ran.withLock { $0 } == (names + ["s0", "s1", "s2"]).map { "\($0)@1000" })
+    }
+
+    @Test func aKnownSendersRequestThatNeedNotWaitIsDoneBeforeSubmitReturns() async {
+        let record = Record(), directory = Self.directory(record)
+        let (finished, done) = AsyncStream<String>.makeStream()
+        var iterator = finished.makeAsyncIterator()
+        // The first request waits for the bus to say who the sender is.
+        #expect(await Self.submit(directory, record, from: ":1.1", "first", done: done) == nil)
+        #expect(await iterator.next() == "first")
+        #expect(await Self.submit(directory, record, from: ":1.1", "second", done: done) == nil)
+        #expect(record.ran.withLock { $0 } == ["first@1000", "second@1000"])
+    }
+
+    @Test func requestsBehindOneThatWaitsRunAfterItInOrder() async {
+        let record = Record(), directory = Self.directory(record)
+        let (first, second) = (Gate(), Gate())
+        let (finished, done) = AsyncStream<String>.makeStream()
+        var iterator = finished.makeAsyncIterator()
+        #expect(await Self.submit(directory, record, from: ":1.1", "a", done: done) == nil)
+        #expect(await iterator.next() == "a")
+        #expect(await Self.submit(directory, record, from: ":1.1", "b", gate: first, done: done) == nil)
+        #expect(await Self.submit(directory, record, from: ":1.1", "c", done: done) == nil)
+        #expect(await Self.submit(directory, record, from: ":1.1", "d", gate: second, done: done) == nil)
+        #expect(await Self.submit(directory, record, from: ":1.1", "e", done: done) == nil)
+        // d's gate opens first, but d waits for b, and c and e for the request before them.
+        second.open()
+        #expect(record.ran.withLock { $0 } == ["a@1000"])
+        first.open()
+        for expected in ["b", "c", "d", "e"] { #expect(await iterator.next() == expected) }
+        #expect(record.ran.withLock { $0 } == ["a@1000", "b@1000", "c@1000", "d@1000", "e@1000"])
     }
 
     @Test func aSenderTheBusCannotNameIsDenied() async {

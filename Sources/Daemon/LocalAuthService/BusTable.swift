@@ -12,12 +12,21 @@ import LocalAuthDBus
 /// order, quotas, identity), passes the ``AccessStage``, and its handler runs in the engine's
 /// isolation, validates the arguments' values (a refusal changes nothing) and returns the reply.
 /// The loop is the engine's executor, so a call whose sender has nothing queued, whose identity
-/// is known and that the stage admits without asking anyone runs to its reply right where it was
-/// read (``CallerDirectory`` starts the queue's task with `Task.immediate`): no hop, no thread.
+/// is known, that the stage admits without asking anyone and whose handler does not wait runs to
+/// its reply right where it was read: no task, no hop, no thread. A handler is synchronous unless
+/// it has to wait (an `async` handler, or one that returns a ``Step``), and only a call that waits
+/// costs a task.
 struct BusTable: Sendable {
     /// What runs once the caller is known and admitted, in the engine's isolation: returns the
     /// reply values, or nil when it answers the call's reply itself later.
     typealias Handler = @Sendable (isolated PolicyEngine, BusCaller) async throws -> [DBusValue]?
+
+    /// What a handler that waits only sometimes returns: its reply now (nil when it answers the
+    /// call itself later), or the rest of its work, which waits.
+    enum Step<Value: Sendable> {
+        case reply(Value?)
+        case wait(@Sendable (isolated PolicyEngine) async throws -> Value?)
+    }
 
     let directory: CallerDirectory<PolicyEngine>
     let stage: AccessStage
@@ -29,27 +38,62 @@ struct BusTable: Sendable {
     /// type (written straight into the reply), or nil when it answers later itself.
     func method<each Input: DBusArgument, Output: DBusArgument>(
         _ method: BusMethod<repeat each Input, Output>, needs access: BusAccess,
-        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) async throws -> Output.Value?
+        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) throws -> Output.Value?
     ) -> DBusVTable.Method {
         self.method(method, needs: { (_: repeat (each Input).Value) in access }, handler)
+    }
+
+    /// A row whose handler waits (for polkit, an agent, a provider, the disk).
+    func method<each Input: DBusArgument, Output: DBusArgument>(
+        _ method: BusMethod<repeat each Input, Output>, needs access: BusAccess,
+        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) async throws -> Output.Value?
+    ) -> DBusVTable.Method {
+        row(method, needs: { (_: repeat (each Input).Value) in access }) { (_, request, arguments: repeat (each Input).Value) in
+            let values = (repeat each arguments)
+            return .wait { engine in try await handler(engine, request, repeat each values) }
+        }
     }
 
     /// A row whose caller's needs depend on its arguments (`ListRights` of every application).
     func method<each Input: DBusArgument, Output: DBusArgument>(
         _ method: BusMethod<repeat each Input, Output>, needs access: @escaping @Sendable (repeat (each Input).Value) -> BusAccess,
-        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) async throws -> Output.Value?
+        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) throws -> Output.Value?
+    ) -> DBusVTable.Method {
+        row(method, needs: access) { (engine, request, arguments: repeat (each Input).Value) in
+            .reply(try handler(engine, request, repeat each arguments))
+        }
+    }
+
+    /// A row whose handler waits only sometimes (`CreateContext` for another user, a simulated
+    /// touch while an evaluation listens): it returns a ``Step``.
+    func method<each Input: DBusArgument, Output: DBusArgument>(
+        _ method: BusMethod<repeat each Input, Output>, needs access: BusAccess,
+        steps handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) throws -> Step<Output.Value>
+    ) -> DBusVTable.Method {
+        row(method, needs: { (_: repeat (each Input).Value) in access }, handler)
+    }
+
+    /// Every row is built here.
+    private func row<each Input: DBusArgument, Output: DBusArgument>(
+        _ method: BusMethod<repeat each Input, Output>, needs access: @escaping @Sendable (repeat (each Input).Value) -> BusAccess,
+        _ handler: @escaping @Sendable (isolated PolicyEngine, BusRequest, repeat (each Input).Value) throws -> Step<Output.Value>
     ) -> DBusVTable.Method {
         DBusVTable.Method(method) { [self] (call, arguments: repeat (each Input).Value) throws(DBusError) in
-            let (stage, reply, values, access) = (self.stage, call.reply, (repeat each arguments), access(repeat each arguments))
-            return submit(call) { engine, identity in
-                do {
-                    let bus = try identity.get()
-                    if !stage.grantsAtOnce(access, bus) { try await stage.check(access, bus) }
-                    if let value = try await handler(engine, BusRequest(call: call, bus: bus), repeat each values) {
-                        reply.send(value, as: Output.self)
+            let (reply, values, access) = (call.reply, (repeat each arguments), access(repeat each arguments))
+            return submit(call, needs: access) { engine, bus in
+                let step = try handler(engine, BusRequest(call: call, bus: bus), repeat each values)
+                switch step {
+                case .reply(let value):
+                    if let value { reply.send(value, as: Output.self) }
+                    return nil
+                case .wait(let rest):
+                    return { engine in
+                        do {
+                            if let value = try await rest(engine) { reply.send(value, as: Output.self) }
+                        } catch {
+                            reply.fail(Self.dbusError(error))
+                        }
                     }
-                } catch {
-                    reply.fail(Self.dbusError(error))
                 }
             }
         }
@@ -58,24 +102,45 @@ struct BusTable: Sendable {
     /// Queues `handler` for `call` in its sender's queue, behind the stage's check of `access`,
     /// and answers `call` with what it returns or throws.
     private func respond(_ call: DBusMethodCall, needs access: BusAccess, _ handler: @escaping Handler) -> DBusMethodReply {
-        let (stage, reply) = (self.stage, call.reply)
-        return submit(call) { engine, identity in
-            do {
-                let bus = try identity.get()
-                if !stage.grantsAtOnce(access, bus) { try await stage.check(access, bus) }
-                if let values = try await handler(engine, bus) { reply.send(values) }
-            } catch {
-                reply.fail(Self.dbusError(error))
+        let reply = call.reply
+        return submit(call, needs: access) { _, bus in
+            { engine in
+                do {
+                    if let values = try await handler(engine, bus) { reply.send(values) }
+                } catch {
+                    reply.fail(Self.dbusError(error))
+                }
             }
         }
     }
 
-    /// Queues `job` for `call` in its sender's queue: the path of every call. Answers
-    /// `LimitsExceeded` instead if the sender or its user already has as much queued as allowed.
-    private func submit(_ call: DBusMethodCall, _ job: @escaping CallerDirectory<PolicyEngine>.Job) -> DBusMethodReply {
-        let (directory, reply) = (self.directory, call.reply)
+    /// Queues `call` in its sender's queue, the path of every call: once its sender is known and
+    /// the stage has admitted it to `access`, `run` runs, and returns the rest of its work if it has
+    /// to wait. A refusal, or an error `run` throws, answers `call`. Answers `LimitsExceeded`
+    /// instead if the sender or its user already has as much queued as allowed.
+    private func submit(_ call: DBusMethodCall, needs access: BusAccess,
+                        _ run: @escaping @Sendable (isolated PolicyEngine, BusCaller) throws -> CallerDirectory<PolicyEngine>.Wait?) -> DBusMethodReply {
+        let (directory, stage, reply) = (self.directory, self.stage, call.reply)
         let refusal = onEngine { engine in
-            directory.submit(from: call.sender, byteCount: call.byteCount, replyExpected: reply.isReplyExpected, on: engine, job)
+            directory.submit(from: call.sender, byteCount: call.byteCount, replyExpected: reply.isReplyExpected, on: engine) { engine, identity in
+                do {
+                    let bus = try identity.get()
+                    guard stage.grantsAtOnce(access, bus) else {
+                        return { engine in
+                            do {
+                                try await stage.check(access, bus)
+                                await (try run(engine, bus))?(engine)
+                            } catch {
+                                reply.fail(Self.dbusError(error))
+                            }
+                        }
+                    }
+                    return try run(engine, bus)
+                } catch {
+                    reply.fail(Self.dbusError(error))
+                    return nil
+                }
+            }
         }
         if let refusal { reply.fail(refusal) }
         return .deferred

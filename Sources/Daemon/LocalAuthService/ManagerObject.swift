@@ -15,9 +15,9 @@ struct ManagerObject: Sendable {
     func table(_ rows: BusTable) -> DBusVTable {
         let (observer, enrollments, stage) = (self.observer, self.enrollments, rows.stage)
         return DBusVTable(LocalAuthInterface.manager, methods: [
-            rows.method(ManagerMethod.createContext, needs: .anyone) { (engine: isolated PolicyEngine, request: BusRequest, options: [String: DBusValue]) in
-                try await Self.createContext(engine, request, options, stage: stage)
-            },
+            rows.method(ManagerMethod.createContext, needs: .anyone, steps: { (engine: isolated PolicyEngine, request: BusRequest, options: [String: DBusValue]) in
+                try Self.createContext(engine, request, options, stage: stage)
+            }),
             rows.method(ManagerMethod.getUserState, needs: .anyone) { (engine: isolated PolicyEngine, request: BusRequest) in
                 Self.getUserState(engine, request, observer: observer)
             },
@@ -48,23 +48,24 @@ struct ManagerObject: Sendable {
 
     // MARK: Handlers, one per method
 
-    /// `User` and a true `Unlock` are the engine's to authorize (it asks polkit itself); `Unlock: false`
-    /// is refused alike, here.
+    /// `User` and a true `Unlock` are the engine's to authorize (it asks polkit itself, and that
+    /// waits); `Unlock: false` is refused alike, here.
     static func createContext(_ engine: isolated PolicyEngine, _ request: BusRequest, _ rawOptions: [String: DBusValue],
-                              stage: AccessStage) async throws -> String? {
+                              stage: AccessStage) throws -> BusTable.Step<String> {
         let decoded = try ContextOptionsDecoder.decode(rawOptions)
         var options = decoded.options
         options.appIdentity = try? request.bus.app.get().id
-        let id: ContextID
-        if decoded.namesUnlock || PolicyEngine.needsAuthorization(decoded.options) {
+        guard decoded.namesUnlock || PolicyEngine.needsAuthorization(decoded.options) else {
+            let id = try engine.createContext(for: request.caller, unprivilegedOptions: options)
+            return .reply(LocalAuthBusNames.contextPath(id.rawValue))
+        }
+        return .wait { [options] engine in
             if decoded.namesUnlock && !decoded.options.isUnlockContext {
                 try await stage.check(.privileged(.actForOtherUsers), request.bus)
             }
-            id = try await engine.createContext(for: request.caller, options: options)
-        } else {
-            id = try engine.createContext(for: request.caller, unprivilegedOptions: options)
+            let id = try await engine.createContext(for: request.caller, options: options)
+            return LocalAuthBusNames.contextPath(id.rawValue)
         }
-        return LocalAuthBusNames.contextPath(id.rawValue)
     }
 
     /// Also sends the caller `PropertiesChanged` of its user state from now on.

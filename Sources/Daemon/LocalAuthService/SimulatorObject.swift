@@ -23,11 +23,14 @@ struct SimulatorObject: Sendable {
             _ method: BusMethod<repeat each Input, BusWire.Nothing>,
             _ decode: @escaping @Sendable (repeat (each Input).Value) throws(DBusError) -> (any SimulatorControl, SimulatedInput)
         ) -> DBusVTable.Method {
-            rows.method(method, needs: .simulator) { (_: isolated PolicyEngine, _: BusRequest, arguments: repeat (each Input).Value) in
+            rows.method(method, needs: .simulator, steps: { (_: isolated PolicyEngine, _: BusRequest, arguments: repeat (each Input).Value) in
                 let (sensor, input) = try decode(repeat each arguments)
-                if try !sensor.queueUnlessArmed(input) { try await sensor.simulate(input) }
-                return ()
-            }
+                if try sensor.queueUnlessArmed(input) { return .reply(()) }
+                return .wait { _ in
+                    try await sensor.simulate(input)
+                    return ()
+                }
+            })
         }
         return DBusVTable(LocalAuthInterface.simulator, methods: [
             input(SimulatorMethod.touch) { finger throws(DBusError) in
