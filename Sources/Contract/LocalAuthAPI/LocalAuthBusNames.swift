@@ -45,6 +45,7 @@ public enum LocalAuthBusNames {
     }
 
     private static let contextRootBytes = Array(contextRoot.utf8)
+    private static let maximumDigits = Array(String(UInt64.max).utf8)
 
     private static func parseContextNumber(_ path: UnsafeBufferPointer<UInt8>) -> UInt64? {
         let prefixed = contextRootBytes.withUnsafeBufferPointer { prefix in
@@ -53,15 +54,16 @@ public enum LocalAuthBusNames {
         }
         guard prefixed else { return nil }
         let digits = path[(contextRootBytes.count + 1)...]
-        guard digits.first != UInt8(ascii: "0") else { return nil }
+        guard digits.first != UInt8(ascii: "0"), digits.count <= maximumDigits.count else { return nil }
         var number: UInt64 = 0
         for byte in digits {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (times10, overflow) = number.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = times10.addingReportingOverflow(UInt64(byte &- UInt8(ascii: "0")))
-            guard !overflow, !carry else { return nil }
-            number = sum
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit <= 9 else { return nil }
+            number = number &* 10 &+ UInt64(digit)
         }
+        // Fewer digits than UInt64.max cannot overflow; as many, they do past it (in the same
+        // number of digits, the order of the spellings is the order of the numbers).
+        if digits.count == maximumDigits.count, maximumDigits.lexicographicallyPrecedes(digits) { return nil }
         return number
     }
 }

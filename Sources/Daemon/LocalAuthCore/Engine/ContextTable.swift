@@ -67,6 +67,13 @@ struct ContextTable: Sendable {
         }
     }
 
+    /// Changes several fields of a live context's record with one lookup (the subscript looks the
+    /// context up, and runs its accessor, for each); nothing if `id` is not live.
+    @inline(__always) mutating func update(_ id: ContextID, _ change: (inout ContextRecord) -> Void) {
+        guard let slot = slots[id] else { return }
+        change(&storage[slot]!)
+    }
+
     /// Whether `id` is live; unlike `self[id] != nil`, without copying its record.
     @inline(__always) func contains(_ id: ContextID) -> Bool { slots[id] != nil }
 

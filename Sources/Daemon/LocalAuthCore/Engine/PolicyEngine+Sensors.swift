@@ -116,7 +116,8 @@ extension PolicyEngine {
             }
         }
         for (modality, list) in newcomers {
-            for (_, id) in list.sorted(by: { $0.serial < $1.serial }) {
+            // Usually one: sorting copies the list.
+            for (_, id) in list.count > 1 ? list.sorted(by: { $0.serial < $1.serial }) : list {
                 guard let (owner, user) = contexts.ownerAndUser(of: id) else { continue }
                 let standing = environment.sessions?.standing(in: session(of: owner), user: user) ?? .unknown
                 events[modality, default: []].append(.claim(id, user: user, standing: standing))
@@ -190,10 +191,14 @@ extension PolicyEngine {
                 return nil
             }
             let unlockAt = target.isUnlock ? environment.clock.now() : nil
-            updateUser(uid) { $0.ledger.recordBiometricMatch(unlockAt: unlockAt, by: applicant) }
+            let changed = updateUser(uid) { record in
+                let before = record.ledger
+                record.ledger.recordBiometricMatch(unlockAt: unlockAt, by: applicant)
+                return record.ledger != before
+            }
             // The saved ledger is the one in memory (requireSavedLedger above): a match that changed
             // nothing (no failures to clear, not an unlock) has nothing to save.
-            if users[uid]?.ledger != user.ledger { return saving(.matched) }
+            if changed == true { return saving(.matched) }
             handle(.matched(modality), on: id)
         case .match, .noMatch:
             do throws(LocalAuthError) { try requireSavedLedger(of: uid) } catch {

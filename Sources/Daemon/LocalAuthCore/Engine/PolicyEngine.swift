@@ -499,11 +499,15 @@ public actor PolicyEngine {
         dirty.insert(id)
         if case .success(let success) = result {
             let state = domainState(of: user)
-            if case .biometricMatch = success {
-                contexts[id]?.domainState = state
-                contexts[id]?.lastBiometricMatch = environment.clock.uptime()
+            let matchedAt: BootTime?
+            if case .biometricMatch = success { matchedAt = environment.clock.uptime() } else { matchedAt = nil }
+            contexts.update(id) { record in
+                if let matchedAt {
+                    record.domainState = state
+                    record.lastBiometricMatch = matchedAt
+                }
+                record.earlierSuccess = EarlierSuccess(success: success, domainState: state)
             }
-            contexts[id]?.earlierSuccess = EarlierSuccess(success: success, domainState: state)
         }
         audit(result, policy: evaluation.policy, user: user, client: owner)
         evaluation.reply(result)

@@ -41,7 +41,7 @@ struct UserTable: Sendable {
     /// `mutating` only so that the engine reads it in place, without copying the table.
     mutating func isLedgerUnsaved(of uid: UInt32) -> Bool? {
         guard let index = records.index(forKey: uid) else { return nil }
-        return records.values[index].ledgerUnsaved
+        return Self.inPlace(&records.values[index]) { $0.ledgerUnsaved }
     }
 
     /// Keeps a user's record as first loaded; a user already loaded keeps the record it has.
@@ -55,12 +55,20 @@ struct UserTable: Sendable {
     /// profile drops the cached domain state. Only this user's record is compared.
     mutating func update<Value>(_ uid: UInt32, _ change: (inout UserRecord) -> Value) -> (value: Value, changed: UserRecord?)? {
         guard let index = records.index(forKey: uid) else { return nil }
-        let before = records.values[index]
-        let value = change(&records.values[index])
-        let after = records.values[index]
-        guard after != before else { return (value, nil) }
-        if after.profile != before.profile { domainStates[uid] = nil }
-        return (value, after)
+        let (value, changed, profileChanged) = Self.inPlace(&records.values[index]) { record in
+            let before = record
+            let value = change(&record)
+            return record == before ? (value, nil, false) : (value, record, record.profile != before.profile)
+        }
+        if profileChanged { domainStates[uid] = nil }
+        return (value, changed)
+    }
+
+    /// `body` on a record where it is stored: a record read through a dictionary's getter is
+    /// copied first, a retain for each of the ~20 references it holds.
+    @inline(__always)
+    private static func inPlace<T>(_ record: inout UserRecord, _ body: (inout UserRecord) -> T) -> T {
+        body(&record)
     }
 
     /// The user's cached domain state.
