@@ -209,9 +209,9 @@ if options.concurrentOnly {
 let calls = 2000
 var canEvaluate = Sample(), ping = Sample(), echo = Sample(), versusPing = Sample(), versusFloor = Sample(), canCPU = Sample()
 for _ in 0..<options.runs {
-    let cpuBefore = daemon.probe.cpuSeconds
+    let cpuBefore = daemon.probe.cpu
     let can = try await perCall(calls) { _ = try await client.context(context, "CanEvaluatePolicy", [.uint32(2)]) }
-    let cpu = (daemon.probe.cpuSeconds - cpuBefore) / Double(calls) * 1e6
+    let cpu = daemon.probe.cpu.seconds(since: cpuBefore) / Double(calls) * 1e6
     let peer = try await perCall(calls) {
         _ = try await client.connection.call(destination: LocalAuthBusNames.busName, path: LocalAuthBusNames.managerPath, interface: "org.freedesktop.DBus.Peer", member: "Ping")
     }
@@ -246,7 +246,7 @@ var throughput = Sample(), daemonShare = Sample(), busShare = Sample(), clientSh
 for _ in 0..<options.runs {
     let perClient = 500
     let start = clock.now
-    let daemonBefore = daemon.probe.cpuSeconds, busBefore = busProbe?.cpuSeconds ?? 0, clientsBefore = harnessCPUSeconds()
+    let daemonBefore = daemon.probe.cpu, busBefore = busProbe?.cpu, clientsBefore = harnessCPUSeconds()
     try await withThrowingTaskGroup(of: Void.self) { group in
         for (c, ctx) in clients {
             group.addTask { for _ in 0..<perClient { _ = try await c.context(ctx, "CanEvaluatePolicy", [.uint32(2)]) } }
@@ -256,8 +256,8 @@ for _ in 0..<options.runs {
     let wall = seconds(clock.now - start)
     throughput.add(Double(perClient * clients.count) / wall)
     // Shares of the whole machine (all cores): who uses the CPU while 16 clients saturate it.
-    daemonShare.add((daemon.probe.cpuSeconds - daemonBefore) / (wall * cores) * 100)
-    busShare.add(((busProbe?.cpuSeconds ?? 0) - busBefore) / (wall * cores) * 100)
+    daemonShare.add(daemon.probe.cpu.seconds(since: daemonBefore) / (wall * cores) * 100)
+    busShare.add((busBefore.flatMap { before in busProbe?.cpu.seconds(since: before) } ?? 0) / (wall * cores) * 100)
     clientShare.add((harnessCPUSeconds() - clientsBefore) / (wall * cores) * 100)
 }
 print("throughput measured")
@@ -299,17 +299,17 @@ struct BenchError: Error, CustomStringConvertible {
 
 /// The daemon's CPU per cycle in µs and the wall time per cycle in µs, over `count` cycles.
 func timedCycles(_ count: Int, _ cycle: () async throws -> Void) async throws -> (wall: Double, cpu: Double) {
-    let cpuBefore = daemon.probe.cpuSeconds
+    let cpuBefore = daemon.probe.cpu
     let wall = try await perCall(count, cycle)
-    return (wall, (daemon.probe.cpuSeconds - cpuBefore) / Double(count) * 1e6)
+    return (wall, daemon.probe.cpu.seconds(since: cpuBefore) / Double(count) * 1e6)
 }
 
 // Match cycles, floor cycles and no-match cycles interleaved within each run; ratios within a run.
 // Match and floor cycles alternate in blocks of 100, each kind first in every other pair, so that
 // a change in the machine's load during a run, and whatever one kind leaves behind for the next
-// block, weigh on both alike. 1000 cycles per figure and run: /proc/PID/stat counts CPU in 10 ms
-// ticks (±10 µs a cycle), read once around all of a run's blocks; work the daemon defers past its
-// blocks is counted as its own.
+// block, weigh on both alike. 1000 cycles per figure and run; CPU is each thread's run time from
+// /proc/PID/task/TID/schedstat, in nanoseconds (`CPUReading`), read once around all of a run's
+// blocks; work the daemon defers past its blocks is counted as its own.
 let cycleCount = 1000, cycleBlock = 100, noMatchCount = 300
 precondition(cycleCount % cycleBlock == 0)
 var cycleWall = Sample(), floorWall = Sample(), cycleRatio = Sample(), cycleCPU = Sample(), cycleAdded = Sample(), floorCPU = Sample()
@@ -318,7 +318,7 @@ var slowestSixteen = Sample(), failedSixteen = Sample(), cyclesSixtyFour = Sampl
 let manyClients = try await connectClients(64)
 let floorProbe = ProcessProbe(pid: floorProcess.processIdentifier)
 for _ in 0..<options.runs {
-    let (daemonCPUBefore, floorCPUBefore) = (daemon.probe.cpuSeconds, floorProbe.cpuSeconds)
+    let (daemonCPUBefore, floorCPUBefore) = (daemon.probe.cpu, floorProbe.cpu)
     var matchTotal = 0.0, floorTotal = 0.0
     for pair in 0..<(cycleCount / cycleBlock) {
         for matchTurn in pair.isMultiple(of: 2) ? [true, false] : [false, true] {
@@ -332,9 +332,9 @@ for _ in 0..<options.runs {
         }
     }
     let blocks = Double(cycleCount / cycleBlock)
-    let match = (wall: matchTotal / blocks, cpu: (daemon.probe.cpuSeconds - daemonCPUBefore) / Double(cycleCount) * 1e6)
+    let match = (wall: matchTotal / blocks, cpu: daemon.probe.cpu.seconds(since: daemonCPUBefore) / Double(cycleCount) * 1e6)
     let floor = floorTotal / blocks
-    floorCPU.add((floorProbe.cpuSeconds - floorCPUBefore) / Double(cycleCount) * 1e6)
+    floorCPU.add(floorProbe.cpu.seconds(since: floorCPUBefore) / Double(cycleCount) * 1e6)
     let noMatch = try await timedCycles(noMatchCount) { try await noMatchCycle(client) }
     cycleWall.add(match.wall); floorWall.add(floor); cycleRatio.add(match.wall / floor); cycleCPU.add(match.cpu)
     cycleAdded.add(match.wall - floor)
