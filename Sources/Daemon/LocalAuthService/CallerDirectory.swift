@@ -272,7 +272,7 @@ final class CallerDirectory<Isolation: Actor>: Sendable {
                 if let rest = current.rest {
                     await rest(isolation)
                 } else {
-                    await current.entry.job(isolation, await identity(of: sender, pipeline))?(isolation)
+                    await current.entry.job(isolation, await identity(of: sender, pipeline, isolation))?(isolation)
                 }
                 finished(current.entry.usage, of: sender, pipeline)
                 waiting = runReady(pipeline, of: sender, isolation)
@@ -292,8 +292,9 @@ final class CallerDirectory<Isolation: Actor>: Sendable {
     }
 
     /// Who `sender` is, asked of the bus once, for its first request; a failure is not kept (a
-    /// later request may succeed), but this request is denied.
-    private func identity(of sender: String, _ pipeline: Pipeline) async -> Result<BusCaller, DBusError> {
+    /// later request may succeed), but this request is denied. In `isolation`, as the bus is asked
+    /// from the connection's loop.
+    private func identity(of sender: String, _ pipeline: Pipeline, _ isolation: isolated Isolation) async -> Result<BusCaller, DBusError> {
         do {
             let credentials = try await self.credentials(sender)
             let app = identify(credentials.pid)
