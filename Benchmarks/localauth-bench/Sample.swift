@@ -13,6 +13,13 @@ struct Sample: Sendable {
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
+    /// Each run's value less `other`'s value in the same run.
+    func minus(_ other: Sample) -> Sample {
+        var difference = Sample()
+        for (value, subtrahend) in zip(values, other.values) { difference.add(value - subtrahend) }
+        return difference
+    }
+
     var minimum: Double { values.min() ?? .nan }
     var maximum: Double { values.max() ?? .nan }
 }
