@@ -41,7 +41,7 @@ struct FprintdDaemonTests {
         /// Enrolls the finger through the daemon (Manager.Enroll) with `print` on each capture.
         func enroll(print: String = "print-a") async throws {
             let enrollment = Task { await errorName { _ = try await client.manager("Enroll", [.string("fingerprint"), .string(FprintdDaemonTests.finger), .string(FprintdDaemonTests.passcode)]) } }
-            for _ in 0..<5 { try fprintd.send("SCAN \(print)") }
+            for _ in 0..<5 { try await fprintd.send("SCAN \(print)") }
             #expect(await enrollment.value == nil)
         }
 
@@ -105,9 +105,9 @@ struct FprintdDaemonTests {
             let cli = Task {
                 try await runCLI(rig.bus, ["--json", "enroll", "fingerprint", Self.finger, "--stdin"], stdin: Self.passcode + "\n")
             }
-            try rig.fprintd.send("SCAN print-a")
-            try rig.fprintd.send("RETRY 2")
-            for _ in 0..<4 { try rig.fprintd.send("SCAN print-a") }
+            try await rig.fprintd.send("SCAN print-a")
+            try await rig.fprintd.send("RETRY 2")
+            for _ in 0..<4 { try await rig.fprintd.send("SCAN print-a") }
             let result = try await cli.value
             #expect(result.status == 0, "\(result.output)")
             let progress = result.output.split(separator: "\n").filter { $0.contains("\"progress\"") }
@@ -125,7 +125,7 @@ struct FprintdDaemonTests {
         try await Self.withRig { rig in
             try await rig.enroll()
             let cli = Task { try await runCLI(rig.bus, ["evaluate", "--policy", "biometrics", "--reason", "unlock the vault"]) }
-            try rig.fprintd.send("SCAN print-a")  // retried until the provider claimed the reader
+            try await rig.fprintd.send("SCAN print-a")  // retried until the provider claimed the reader
             let result = try await cli.value
             #expect(result.status == 0, "\(result.output)")
             try await rig.expectReleased("after the success")
@@ -136,7 +136,7 @@ struct FprintdDaemonTests {
         try await Self.withRig { rig in
             try await rig.enroll()
             let first = try await rig.begin()
-            for _ in 0..<3 { try rig.fprintd.send("SCAN someone-else") }
+            for _ in 0..<3 { try await rig.fprintd.send("SCAN someone-else") }
             // Read out first, so that a failure shows what came back and what the services logged.
             let firstResult = await first.evaluation.value
             #expect(firstResult == LocalAuthBusNames.errorPrefix + "AuthenticationFailed",
@@ -144,7 +144,7 @@ struct FprintdDaemonTests {
             #expect(try await rig.failures() == 3)
             try await rig.expectReleased("after a failure")
             let second = try await rig.begin()
-            for _ in 0..<2 { try rig.fprintd.send("SCAN someone-else") }
+            for _ in 0..<2 { try await rig.fprintd.send("SCAN someone-else") }
             let secondResult = await second.evaluation.value
             #expect(secondResult == LocalAuthBusNames.errorPrefix + "BiometryLockout", "got \(secondResult ?? "success"); \(rig.logTails)")
             #expect(try await rig.failures() == 5)
@@ -167,8 +167,8 @@ struct FprintdDaemonTests {
                 prompts.put(signal.arguments.first?.string ?? "")
             }
             defer { rig.client.connection.unsubscribe(subscription) }
-            for code in 0...3 { try rig.fprintd.send("RETRY \(code)") }
-            try rig.fprintd.send("SCAN someone-else")  // a no-match after the four retries: the only failure
+            for code in 0...3 { try await rig.fprintd.send("RETRY \(code)") }
+            try await rig.fprintd.send("SCAN someone-else")  // a no-match after the four retries: the only failure
             var seen: [String] = []
             while seen.last != "no-match" { seen.append(try await prompts.next(within: .seconds(60))) }
             #expect(seen.filter { $0 == "retry" }.count == 4, "\(seen)")
@@ -183,7 +183,7 @@ struct FprintdDaemonTests {
         try await Self.withRig { rig in
             try await rig.enroll()
             let (context, evaluation) = try await rig.begin()
-            try rig.fprintd.send("UNPLUG")
+            try await rig.fprintd.send("UNPLUG")
             #expect(await evaluation.value == LocalAuthBusNames.errorPrefix + "BiometryNotAvailable")
             #expect(try await rig.failures() == 0, "nothing counted")
             try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection, within: .seconds(60)) { $0 != "available" }
@@ -204,7 +204,7 @@ struct FprintdDaemonTests {
             try await rig.fprintd.startFprintd(watcher: watcher)
             try await ReferenceProvider.waitForBackend("fprintd", on: rig.client.connection, within: .seconds(60)) { $0 == "available" }
             let (_, again) = try await rig.begin()
-            try rig.fprintd.send("SCAN print-a")
+            try await rig.fprintd.send("SCAN print-a")
             #expect(await again.value == nil, "fprintd is back and the finger matches")
         }
     }
@@ -227,7 +227,7 @@ struct FprintdDaemonTests {
             // open and a touch would go to that claim.
             try await rig.expectReleased("the lock screen's claim ends with its connection")
             let (_, evaluation) = try await rig.begin()
-            try rig.fprintd.send("SCAN print-a")
+            try await rig.fprintd.send("SCAN print-a")
             #expect(await evaluation.value == nil, "the reader is free again")
         }
     }

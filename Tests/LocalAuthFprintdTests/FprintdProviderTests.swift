@@ -29,9 +29,9 @@ struct FprintdProviderTests {
         let rig = try await ProviderRig()
         let stages = try await rig.call("EnrollStart", [.uint64(7), .uint32(ProviderRig.uid), .string(Self.right)])
         #expect(stages.first?.uint32 == 5)
-        try rig.fprintd!.send("SCAN print-a")
-        try rig.fprintd!.send("RETRY 1")
-        for _ in 0..<4 { try rig.fprintd!.send("SCAN print-a") }
+        try await rig.fprintd!.send("SCAN print-a")
+        try await rig.fprintd!.send("RETRY 1")
+        for _ in 0..<4 { try await rig.fprintd!.send("SCAN print-a") }
         var seen: [HostReport] = []
         for _ in 0..<6 { seen.append(try await rig.reports.next()) }
         #expect(seen == [
@@ -51,7 +51,7 @@ struct FprintdProviderTests {
         try await rig.enroll(Self.right, print: "print-a", id: 1)
         try await rig.arm(10, templates: [Self.right])
         #expect(try await rig.isClaimed, "armed: the provider holds the reader")
-        try rig.fprintd!.send("SCAN print-a")
+        try await rig.fprintd!.send("SCAN print-a")
         #expect(try await rig.reports.next() == .attempt(session: 10, result: "match", detail: Self.right))
         try await rig.expectReleased("released as soon as the match is reported")
         try await rig.call("Disarm", [.uint64(10)])
@@ -61,11 +61,11 @@ struct FprintdProviderTests {
         let rig = try await ProviderRig()
         try await rig.enroll(Self.right, print: "print-a", id: 1)
         try await rig.arm(11, templates: [Self.right])
-        try rig.fprintd!.send("SCAN someone-else")
+        try await rig.fprintd!.send("SCAN someone-else")
         #expect(try await rig.reports.next() == .attempt(session: 11, result: "no-match", detail: ""))
-        try rig.fprintd!.send("SCAN someone-else")
+        try await rig.fprintd!.send("SCAN someone-else")
         #expect(try await rig.reports.next() == .attempt(session: 11, result: "no-match", detail: ""), "fprintd's verification restarted")
-        try rig.fprintd!.send("SCAN print-a")
+        try await rig.fprintd!.send("SCAN print-a")
         #expect(try await rig.reports.next() == .attempt(session: 11, result: "match", detail: Self.right))
     }
 
@@ -73,7 +73,7 @@ struct FprintdProviderTests {
         let rig = try await ProviderRig()
         try await rig.enroll(Self.right, print: "print-a", id: 1)
         try await rig.arm(12, templates: [Self.right])
-        for code in 0...3 { try rig.fprintd!.send("RETRY \(code)") }
+        for code in 0...3 { try await rig.fprintd!.send("RETRY \(code)") }
         var seen: [HostReport] = []
         for _ in 0...3 { seen.append(try await rig.reports.next()) }
         #expect(seen == [
@@ -95,7 +95,7 @@ struct FprintdProviderTests {
         for round in UInt64(0)..<5 {
             try await rig.arm(100 + 2 * round, templates: [Self.right])
             try await rig.arm(101 + 2 * round, templates: [Self.right])  // replaces the first
-            try rig.fprintd!.send("SCAN print-a")
+            try await rig.fprintd!.send("SCAN print-a")
             let report = try await rig.reports.next()
             #expect(report == .attempt(session: 101 + 2 * round, result: "match", detail: Self.right))
         }
@@ -105,7 +105,7 @@ struct FprintdProviderTests {
         let rig = try await ProviderRig()
         try await rig.enroll(Self.right, print: "print-a", id: 1)
         try await rig.arm(13, templates: [Self.right])
-        try rig.fprintd!.send("UNPLUG")
+        try await rig.fprintd!.send("UNPLUG")
         let reports = [try? await rig.reports.next(), try? await rig.reports.next()]
         #expect(reports == [.attempt(session: 13, result: "disconnected", detail: ""), .availability(false)],
                 "the provider's log:\n\(rig.providerLog)\nfprintd's log:\n\(rig.fprintd!.logText.suffix(6000))")
@@ -119,11 +119,11 @@ struct FprintdProviderTests {
         let rig = try await ProviderRig()
         try await rig.enroll(Self.right, print: "print-a", id: 1)
         try await rig.arm(15, templates: [Self.right])
-        try rig.fprintd!.send("ERROR 0")  // verify-unknown-error
+        try await rig.fprintd!.send("ERROR 0")  // verify-unknown-error
         #expect(try await rig.reports.next() == .attempt(session: 15, result: "disconnected", detail: ""))
         try await rig.expectReleased("released after the error")
         try await rig.arm(16, templates: [Self.right])
-        try rig.fprintd!.send("SCAN print-a")
+        try await rig.fprintd!.send("SCAN print-a")
         #expect(try await rig.reports.next() == .attempt(session: 16, result: "match", detail: Self.right), "the reader is still there")
     }
 
@@ -137,7 +137,7 @@ struct FprintdProviderTests {
         try await rig.fprintd!.startFprintd(watcher: rig.host)
         #expect(try await rig.reports.next() == .availability(true))
         try await rig.arm(18, templates: [Self.right])
-        try rig.fprintd!.send("SCAN print-a")
+        try await rig.fprintd!.send("SCAN print-a")
         #expect(try await rig.reports.next() == .attempt(session: 18, result: "match", detail: Self.right))
     }
 
@@ -191,7 +191,7 @@ struct FprintdProviderTests {
         #expect(rig.reports.received.count == 5, "nothing reported for the refused session (only the five enrollment reports)")
         lockScreen.close()
         try await rig.arm(22, templates: [Self.right])
-        try rig.fprintd!.send("SCAN print-a")
+        try await rig.fprintd!.send("SCAN print-a")
         #expect(try await rig.reports.next() == .attempt(session: 22, result: "match", detail: Self.right))
     }
 
@@ -200,7 +200,7 @@ struct FprintdProviderTests {
         try await rig.enroll(Self.right, print: "print-a", id: 1)
         // Failure: a no-match, then localauthd ends the evaluation (lockout, fallback…).
         try await rig.arm(30, templates: [Self.right])
-        try rig.fprintd!.send("SCAN someone-else")
+        try await rig.fprintd!.send("SCAN someone-else")
         #expect(try await rig.reports.next() == .attempt(session: 30, result: "no-match", detail: ""))
         try await rig.call("Disarm", [.uint64(30)])
         try await rig.expectReleased("after a failure")
@@ -214,12 +214,12 @@ struct FprintdProviderTests {
         #expect(try await rig.isClaimed)
         // Arming again replaces the session (one claim).
         try await rig.arm(33, templates: [Self.right])
-        try rig.fprintd!.send("SCAN print-a")
+        try await rig.fprintd!.send("SCAN print-a")
         #expect(try await rig.reports.next() == .attempt(session: 33, result: "match", detail: Self.right))
         try await rig.expectReleased("after a success")
         // An enrollment cancelled.
         _ = try await rig.call("EnrollStart", [.uint64(34), .uint32(ProviderRig.uid), .string(Self.left)])
-        try rig.fprintd!.send("SCAN print-b")
+        try await rig.fprintd!.send("SCAN print-b")
         #expect(try await rig.reports.next() == .enrollment(id: 34, status: "stage-passed", completedStages: 1, detail: ""))
         try await rig.call("EnrollCancel", [.uint64(34)])
         try await rig.expectReleased("after an enrollment cancel")
@@ -270,7 +270,7 @@ struct FprintdProviderTests {
         try impostor.emitSignal(
             path: "/net/reactivated/Fprint/Device/0", interface: "net.reactivated.Fprint.Device", member: "VerifyStatus",
             arguments: [.string("verify-match"), .bool(true)])
-        try rig.fprintd!.send("SCAN someone-else")
+        try await rig.fprintd!.send("SCAN someone-else")
         #expect(try await rig.reports.next() == .attempt(session: 51, result: "no-match", detail: ""), "the forged match was not reported")
         #expect(try await rig.call("ListTemplates", [.uint32(ProviderRig.uid)]).first?.strings == [Self.right], "nothing deleted")
     }
@@ -308,7 +308,7 @@ struct FprintdProviderTests {
         }
         #expect(lines.last == "forged")
         #expect(try await rig.isClaimed, "still armed: Disarm was refused and the forged disconnected ignored")
-        try rig.fprintd!.send("SCAN someone-else")
+        try await rig.fprintd!.send("SCAN someone-else")
         #expect(try await rig.reports.next() == .attempt(session: 70, result: "no-match", detail: ""), "the forged match was ignored")
         #expect(try await rig.call("ListTemplates", [.uint32(ProviderRig.uid)]).first?.strings == [Self.right], "nothing deleted")
     }
@@ -320,14 +320,14 @@ struct FprintdProviderTests {
         // Both armed: fprintd's VerifyStart("any"); the virtual reader cannot identify, so fprintd
         // checks its first finger only, and the match names it.
         try await rig.arm(60, templates: [Self.right, Self.left])
-        try rig.fprintd!.send("SCAN print-a")
+        try await rig.fprintd!.send("SCAN print-a")
         #expect(try await rig.reports.next() == .attempt(session: 60, result: "match", detail: Self.right))
         // Only the left finger armed (the right one was enrolled by another program): the left one
         // is verified by name, and the right one cannot match.
         try await rig.arm(61, templates: [Self.left])
-        try rig.fprintd!.send("SCAN print-a")
+        try await rig.fprintd!.send("SCAN print-a")
         #expect(try await rig.reports.next() == .attempt(session: 61, result: "no-match", detail: ""))
-        try rig.fprintd!.send("SCAN print-b")
+        try await rig.fprintd!.send("SCAN print-b")
         #expect(try await rig.reports.next() == .attempt(session: 61, result: "match", detail: Self.left))
         // A template fprintd does not hold.
         #expect(await rig.errorName("Arm", [.uint64(62), .uint32(ProviderRig.uid), .strings(["left-thumb"]), .vardict([:])])

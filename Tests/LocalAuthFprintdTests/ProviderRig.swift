@@ -145,7 +145,7 @@ final class ProviderRig: Sendable {
         let stages = try #require(try await call("EnrollStart", [.uint64(id), .uint32(Self.uid), .string(finger)]).first?.uint32)
         var seen: [HostReport] = []
         for _ in 0..<stages {
-            try fprintd!.send("SCAN \(print)")
+            try await fprintd!.send("SCAN \(print)")
             seen.append(try await reports.next())
         }
         return seen

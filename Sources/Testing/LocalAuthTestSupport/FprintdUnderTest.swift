@@ -90,15 +90,16 @@ public final class FprintdUnderTest: Sendable {
     /// Sends one command to the virtual reader and returns its answer (only LIST answers). The
     /// socket exists only while the reader is claimed; a refused connection is retried for up to a
     /// minute (a loaded machine), so a test may send a touch before the client under test has
-    /// claimed the reader.
+    /// claimed the reader. Between tries it sleeps as a task, not its thread: on two cores the
+    /// cooperative pool has two threads, and the claim it waits for may need the other one.
     @discardableResult
-    public func send(_ command: String) throws -> String {
+    public func send(_ command: String) async throws -> String {
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
             do {
                 return try Self.exchange(command, at: socketPath)
             } catch let error as VirtualDeviceError where error.retryable && ContinuousClock.now < deadline {
-                usleep(10_000)
+                try await Task.sleep(for: .milliseconds(10))
             }
         }
     }
@@ -176,11 +177,20 @@ public final class FprintdUnderTest: Sendable {
             throw VirtualDeviceError(description: "writing \(command): errno \(errno)", retryable: false)
         }
         shutdown(fd, Int32(SHUT_WR))
+        // libfprint answers and closes at once; bounded, so that a reader that never does fails
+        // the test with a reason instead of holding its thread.
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 512)
         while true {
             let count = read(fd, &buffer, buffer.count)
-            if count <= 0 { break }
+            if count == 0 { break }
+            guard count > 0 else {
+                let code = errno
+                if code == EINTR { continue }
+                throw VirtualDeviceError(description: "the virtual reader at \(path) did not answer \(command) within 30 s (errno \(code))", retryable: false)
+            }
             answer += buffer[0..<count]
         }
         return String(decoding: answer, as: UTF8.self)
