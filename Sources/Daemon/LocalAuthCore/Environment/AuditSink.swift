@@ -76,7 +76,7 @@ public struct AuditEntry: Sendable, Hashable, CustomStringConvertible {
         }
         if let policy {
             Self.append(" policy=", to: &line)
-            Self.append(String(policy.rawValue), to: &line)
+            Self.append(UInt32(policy.rawValue), to: &line)
         }
         Self.append(" result=", to: &line)
         Self.append(result, to: &line)
