@@ -22,6 +22,20 @@ struct SensorArbiterTests {
         #expect(arbiter.claimants.isEmpty)
     }
 
+    @Test func aLoneClaimHoldsWithoutAStandingAndIsRankedByTheOneGivenLater() {
+        var arbiter = SensorArbiter()
+        _ = arbiter.apply([.claim(id(1), user: Self.mallory, standing: nil)], at: t0, turnLength: 0)
+        #expect(arbiter.holder == id(1))
+        #expect(arbiter.claimsWithoutStanding == [id(1)])
+        let actions = arbiter.apply([.standing(id(1), .background), .standing(id(9), .foreground),
+                                     .claim(id(2), user: Self.alice, standing: .unknown)], at: t0, turnLength: 0)
+        #expect(arbiter.claimsWithoutStanding.isEmpty)
+        #expect(arbiter.holder == id(2), "no session information beats the background standing given to the first")
+        #expect(actions == [.disarm(id(1)), .arm(id(2))])
+        _ = arbiter.apply([.standing(id(1), .foreground)], at: t0, turnLength: 0)
+        #expect(arbiter.holder == id(2), "a standing is given once")
+    }
+
     @Test func reArmingGoesToTheBackOfTheLine() {
         var arbiter = SensorArbiter()
         arbiter.claim(id(1), user: Self.mallory, standing: .unknown, at: t0)

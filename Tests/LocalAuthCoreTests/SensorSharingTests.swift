@@ -116,6 +116,24 @@ struct SensorSharingTests {
         #expect(try await h.state(of: malloryContext, Self.mallory) == .biometry)
     }
 
+    @Test func aLoneClaimAsksNoStandingAndGetsTheOneOfTheMomentAnotherJoins() async throws {
+        let h = try await ready()
+        h.sessions.set(.foreground, user: Self.mallory.uid)
+        let malloryContext = try await h.context(Self.mallory)
+        _ = await h.begin(bio, on: malloryContext, by: Self.mallory)
+        #expect(try await h.state(of: malloryContext, Self.mallory) == .biometry)
+        #expect(h.sessions.standingQueries == 0, "nobody else claims the sensor: logind is not asked")
+
+        // Mallory's session went to the background while she held the sensor alone.
+        h.sessions.set(.background, user: Self.mallory.uid)
+        h.sessions.set(.foreground, user: H.alice.uid)
+        let aliceContext = try await h.context(H.alice)
+        _ = await h.begin(bio, on: aliceContext, by: H.alice)
+        #expect(h.sessions.standingQueries == 2, "both claims' standings, as they are when the second joins")
+        #expect(try await h.state(of: aliceContext) == .biometry)
+        #expect(try await h.state(of: malloryContext, Self.mallory) == .waiting)
+    }
+
     @Test func theStandingComesFromTheClientsProcess() async throws {
         let h = try await ready()
         h.sessions.set(LoginSession(id: "c2", owner: Self.mallory.uid), process: Self.malloryAgain.pid!)

@@ -350,12 +350,19 @@ extension DBusEventLoop {
         /// libdbus reads a few KiB per `dbus_watch_handle`; while more input waits, a readable
         /// event reads on, up to about 64 KiB, so a flood of large messages does not fill the bus's
         /// queue for this connection (the bus then refuses everyone's calls to it).
+        ///
+        /// libdbus reads until the socket says `EAGAIN` or it has read 2 KiB in this turn. Only in
+        /// the second case can input still wait, so only then is the socket asked (`FIONREAD`):
+        /// a call of the usual size costs no system call beyond libdbus's own. `errno` tells the
+        /// two apart; if it ever misleads, the readable socket wakes the next `poll` at once.
         private func handle(_ watch: OpaquePointer, _ flags: UInt32) {
             for _ in 0..<32 {
+                errno = 0
                 _ = dbus_watch_handle(watch, flags)
+                let drained = errno == EAGAIN || errno == EWOULDBLOCK
                 // libdbus may remove the watch, or disable it (over its received-size limit).
                 var waiting: Int32 = 0
-                guard flags == DBUS_WATCH_READABLE.rawValue, watches.contains(watch), dbus_watch_get_enabled(watch) != 0,
+                guard flags == DBUS_WATCH_READABLE.rawValue, !drained, watches.contains(watch), dbus_watch_get_enabled(watch) != 0,
                       ioctl(dbus_watch_get_unix_fd(watch), UInt(FIONREAD), &waiting) == 0, waiting > 0
                 else { return }
             }

@@ -8,7 +8,12 @@ public final class FakeSessionDirectory: SessionDirectory, SessionLookup {
     private let sessions = Mutex<[UInt32: LoginSession]>([:])
     private let standings = Mutex<(sessions: [String: SessionStanding], users: [UInt32: SessionStanding])>(([:], [:]))
 
+    private let queries = Mutex(0)
+
     public init() {}
+
+    /// How many times the engine asked for a standing.
+    public var standingQueries: Int { queries.withLock { $0 } }
 
     public func set(_ standing: SessionStanding, session id: String) {
         standings.withLock { $0.sessions[id] = standing }
@@ -28,7 +33,8 @@ public final class FakeSessionDirectory: SessionDirectory, SessionLookup {
     }
 
     public func standing(in session: LoginSession?, user: UInt32) -> SessionStanding {
-        standings.withLock { standings in
+        queries.withLock { $0 += 1 }
+        return standings.withLock { standings in
             session.flatMap { standings.sessions[$0.id] } ?? standings.users[user] ?? .unknown
         }
     }

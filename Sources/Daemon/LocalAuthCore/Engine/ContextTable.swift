@@ -160,17 +160,24 @@ struct ContextTable: Sendable {
         guard let record = take(id) else { return nil }
         deadlines[id] = nil
         let owner = record.owner
-        liveByClient[owner]?.removeAll { $0 == id }
-        if liveByClient[owner]?.isEmpty == true { liveByClient[owner] = nil }
+        // Each client's entry is found once (a bus name is hashed at every lookup).
+        if let index = liveByClient.index(forKey: owner) {
+            liveByClient.values[index].removeAll { $0 == id }
+            if liveByClient.values[index].isEmpty { liveByClient.remove(at: index) }
+        }
         countRemoval(of: record)
         invalidatedOwners[id] = owner
-        invalidatedByClient[owner, default: []].append(id)
-        if let list = invalidatedByClient[owner], list.count > keptPerClient {
-            invalidatedOwners[list[0]] = nil
-            invalidatedByClient[owner]?.removeFirst()
+        if let forgotten = Self.remember(id, in: &invalidatedByClient[owner, default: []], keeping: keptPerClient) {
+            invalidatedOwners[forgotten] = nil
         }
         shrinkIfSparse()
         return record
+    }
+
+    /// Appends `id` to a client's remembered contexts; returns the oldest when that makes more than `kept`.
+    private static func remember(_ id: ContextID, in list: inout [ContextID], keeping kept: Int) -> ContextID? {
+        list.append(id)
+        return list.count > kept ? list.removeFirst() : nil
     }
 
     /// The client left: removes its live contexts (returned, oldest first) and forgets the ones it
@@ -200,8 +207,9 @@ struct ContextTable: Sendable {
     }
 
     private mutating func countRemoval(of record: ContextRecord) {
-        liveByUser[record.ownerUID, default: 1] -= 1
-        if liveByUser[record.ownerUID] == 0 { liveByUser[record.ownerUID] = nil }
+        guard let index = liveByUser.index(forKey: record.ownerUID) else { return }
+        liveByUser.values[index] -= 1
+        if liveByUser.values[index] == 0 { liveByUser.remove(at: index) }
     }
 
     /// A dictionary and an array keep their capacity when emptied: once the table is mostly empty

@@ -116,16 +116,30 @@ extension PolicyEngine {
             }
         }
         for (modality, list) in newcomers {
+            // A lone claim on a sensor nobody claims is filed without its standing (no logind
+            // read); when others join, every claim without one gets it first (SensorArbiter).
+            let alone = list.count == 1 && !sensors.hasClaims(modality)
+            if !alone {
+                for id in sensors.claimsWithoutStanding(modality) {
+                    guard let standing = standing(of: id) else { continue }
+                    events[modality, default: []].append(.standing(id, standing))
+                }
+            }
             // Usually one: sorting copies the list.
             for (_, id) in list.count > 1 ? list.sorted(by: { $0.serial < $1.serial }) : list {
-                guard let (owner, user) = contexts.ownerAndUser(of: id) else { continue }
-                let standing = environment.sessions?.standing(in: session(of: owner), user: user) ?? .unknown
-                events[modality, default: []].append(.claim(id, user: user, standing: standing))
+                guard let user = contexts.ownerAndUser(of: id)?.user else { continue }
+                events[modality, default: []].append(.claim(id, user: user, standing: alone ? nil : standing(of: id)))
             }
         }
         for id in dirty where contexts.contains(id) { pendingPublication.insert(id) }
         dirty.removeAll(keepingCapacity: dirty.capacity <= 64)
         return events
+    }
+
+    /// The standing of the client that owns context `id`, from logind; nil when `id` is not live.
+    private func standing(of id: ContextID) -> SessionStanding? {
+        guard let (owner, user) = contexts.ownerAndUser(of: id) else { return nil }
+        return environment.sessions?.standing(in: session(of: owner), user: user) ?? .unknown
     }
 
     private func arm(_ backend: any BiometricBackend, for id: ContextID) {

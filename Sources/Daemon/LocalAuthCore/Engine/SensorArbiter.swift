@@ -15,11 +15,19 @@
 ///    longer wants the sensor) or when it has lasted `turnLength` seconds while another user
 ///    waits at the same standing. The user then goes to the back of the line; a user whose
 ///    claims all ended and who claims again also starts at the back, so re-arming gains nothing.
+///
+/// A standing only ranks claims against each other, so a claim on a sensor nobody else claims
+/// may come without one (reading it asks logind, on every evaluation). Before a second claim
+/// joins, the engine gives the first its standing as it is then (``Event/standing(_:_:)``, for
+/// each of ``claimsWithoutStanding``): whenever two or more claims are ranked, all have one.
 struct SensorArbiter: Sendable {
     /// What happened to the sensor's claims.
     enum Event: Sendable, Hashable {
-        /// An evaluation wants the sensor; claiming twice does nothing.
-        case claim(ContextID, user: UInt32, standing: SessionStanding)
+        /// An evaluation wants the sensor; claiming twice does nothing. The standing may be nil
+        /// only when no other evaluation claims the sensor.
+        case claim(ContextID, user: UInt32, standing: SessionStanding?)
+        /// The standing of a claim that came without one; ignored for any other context.
+        case standing(ContextID, SessionStanding)
         /// An evaluation no longer wants it (ended, cancelled, or moved on).
         case release(ContextID)
         /// The deadline of ``turnDeadline(length:)`` may have passed.
@@ -41,9 +49,14 @@ struct SensorArbiter: Sendable {
     struct Claim: Sendable, Hashable {
         let context: ContextID
         let user: UInt32
-        let standing: SessionStanding
+        /// nil only while this is the sensor's one claim.
+        var standing: SessionStanding?
         /// Arrival order, to keep one user's claims first in, first out.
         let arrival: UInt64
+
+        /// The standing claims are ranked by. A claim without one is alone, so the
+        /// `unknown` put in its place is never compared with another claim's.
+        var rankedStanding: SessionStanding { standing ?? .unknown }
     }
 
     private var claims: [ContextID: Claim] = [:]
@@ -65,6 +78,8 @@ struct SensorArbiter: Sendable {
         for event in events {
             switch event {
             case .claim(let context, let user, let standing): claim(context, user: user, standing: standing, at: now)
+            case .standing(let context, let standing):
+                if claims[context]?.standing == nil { claims[context]?.standing = standing }
             case .release(let context): release(context, at: now)
             case .turnMayBeDue: endTurn(ifDueAt: now, length: turnLength)
             case .sensorLost:
@@ -90,11 +105,16 @@ struct SensorArbiter: Sendable {
     /// Whether any context claims the sensor.
     var hasClaims: Bool { !claims.isEmpty }
 
+    /// The claims that came without a standing (at most one, the sensor's only claim).
+    var claimsWithoutStanding: [ContextID] { claims.values.filter { $0.standing == nil }.map(\.context) }
+
     func contains(_ context: ContextID) -> Bool { claims[context] != nil }
 
     /// Adds a claim; claiming twice does nothing.
-    mutating func claim(_ context: ContextID, user: UInt32, standing: SessionStanding, at now: BootTime) {
+    mutating func claim(_ context: ContextID, user: UInt32, standing: SessionStanding?, at now: BootTime) {
         guard claims[context] == nil else { return }
+        assert(claims.values.allSatisfy { $0.standing != nil } && (standing != nil || claims.isEmpty),
+               "A claim joins a sensor's other claims with its standing, and after theirs")
         let wasContested = isContested
         if places[user] == nil { places[user] = nextNumber() }
         claims[context] = Claim(context: context, user: user, standing: standing, arrival: nextNumber())
@@ -132,20 +152,20 @@ struct SensorArbiter: Sendable {
     /// Whether another user waits at the holder's standing (or better, briefly, before it preempts).
     private var isContested: Bool {
         guard let holder, let current = claims[holder] else { return false }
-        return claims.values.contains { $0.user != current.user && $0.standing <= current.standing }
+        return claims.values.contains { $0.user != current.user && $0.rankedStanding <= current.rankedStanding }
     }
 
     /// Keeps the holder unless a strictly better standing waits; otherwise picks the first claim by
     /// standing, then the user's place in line, then arrival.
     private mutating func chooseHolder(at now: BootTime) {
         let best = claims.values.min { rank($0) < rank($1) }
-        if let holder, let current = claims[holder], let best, best.standing >= current.standing { return }
+        if let holder, let current = claims[holder], let best, best.rankedStanding >= current.rankedStanding { return }
         holder = best?.context
         turnStart = best == nil ? nil : now
     }
 
     private func rank(_ claim: Claim) -> (Int, UInt64, UInt64) {
-        (claim.standing.rawValue, places[claim.user] ?? .max, claim.arrival)
+        (claim.rankedStanding.rawValue, places[claim.user] ?? .max, claim.arrival)
     }
 
     private mutating func nextNumber() -> UInt64 {

@@ -53,6 +53,11 @@ struct SensorBoard: Sendable {
         arbiters[modality]?.hasClaims == true
     }
 
+    /// The sensor's claims that came without a standing (``SensorArbiter/claimsWithoutStanding``).
+    func claimsWithoutStanding(_ modality: BiometricModality) -> [ContextID] {
+        arbiters[modality]?.claimsWithoutStanding ?? []
+    }
+
     /// The earliest end of a sensor turn (``SensorArbiter/turnDeadline(length:)``).
     /// `mutating` only so that the engine reads it in place: a non-mutating call on the actor's
     /// board copied the whole board first.
