@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import LocalAuthAPI
-import LocalAuthCore
+@testable import LocalAuthCore
 import Testing
 
 @Suite("Apple's values in the core", .timeLimit(.minutes(1)))
@@ -17,6 +17,14 @@ struct PolicyValuesTests {
         do { _ = try LAPolicy(validating: raw) } catch {
             #expect(error.kind == .invalidArgument)
             #expect(error.code == nil)
+        }
+    }
+
+    @Test(arguments: LAPolicy.allCases)
+    func everySuccessOfEveryPolicyHasItsAuditMessage(policy: LAPolicy) {
+        #expect(EvaluationSuccess.all.count == BiometricModality.allCases.count + 3)
+        for success in EvaluationSuccess.all {
+            #expect(PolicyEngine.message(policy, satisfiedBy: success) == "Policy \(policy.rawValue) satisfied by \(success.description).")
         }
     }
 

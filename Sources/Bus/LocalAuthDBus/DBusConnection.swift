@@ -218,7 +218,9 @@ public final class DBusConnection: @unchecked Sendable {
     // MARK: libdbus callbacks
 
     private static let filter: DBusHandleMessageFunction = { _, message, data in
-        guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        // Only signals stop here: a call or reply passes on unwrapped (a wrapper per message cost
+        // an allocation and its reference counting on every call).
+        guard let message, let data, dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_SIGNAL else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
         let connection = Unmanaged<DBusConnection>.fromOpaque(data).takeUnretainedValue()
         return connection.filter(DBusMessage(retaining: message, releasedOn: connection))
     }

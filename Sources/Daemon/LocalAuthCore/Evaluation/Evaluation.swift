@@ -172,6 +172,9 @@ public enum EvaluationSuccess: Sendable, Hashable, CustomStringConvertible {
     /// Satisfied by an earlier successful evaluation of the same context; no prompt shown.
     case earlierSuccess
 
+    /// Every way to succeed.
+    public static let all: [EvaluationSuccess] = BiometricModality.allCases.map(biometricMatch) + [.passcode, .reuse, .earlierSuccess]
+
     public var description: String {
         switch self {
         case .biometricMatch(.fingerprint): "fingerprint match"
