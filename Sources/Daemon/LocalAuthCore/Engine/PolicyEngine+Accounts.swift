@@ -294,6 +294,13 @@ extension PolicyEngine {
 
     // MARK: Loading and saving
 
+    /// `body` on the user's record, loaded on first use as by ``userRecord(_:)``, where it is kept:
+    /// reading a few fields this way copies only those, not the whole record.
+    func withUserRecord<T>(_ uid: UInt32, _ body: (UserRecord) -> T) -> T {
+        if let value = users.read(uid, body) { return value }
+        return body(userRecord(uid))
+    }
+
     /// The user's cached state, loaded on first use. Unreadable state fails closed: everything locked.
     func userRecord(_ uid: UInt32) -> UserRecord {
         if let record = users[uid] { return record }

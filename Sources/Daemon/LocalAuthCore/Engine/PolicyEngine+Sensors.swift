@@ -144,16 +144,17 @@ extension PolicyEngine {
 
     private func arm(_ backend: any BiometricBackend, for id: ContextID) {
         guard let user = contexts.ownerAndUser(of: id)?.user else { return }
-        let profile = userRecord(user).profile
-        let sessionID = sensors.issueSessionID()
         let modality = backend.modality
+        let (labels, templates, requireAttention) = withUserRecord(user) {
+            ($0.profile.labels(of: modality), $0.profile.templates(of: modality), $0.profile.requireAttention)
+        }
+        let sessionID = sensors.issueSessionID()
         // The session holds the engine strongly, and so does the backend while the session is
         // armed: every armed session is disarmed when its evaluation leaves the biometric phase.
         // A weak reference gave the engine a side table, which sent each of its retains and
         // releases (dozens a call) down the runtime's slow path.
         let session = SensorSession(
-            id: sessionID, user: user, enrolledLabels: profile.labels(of: modality),
-            templates: profile.templates(of: modality), requireAttention: profile.requireAttention,
+            id: sessionID, user: user, enrolledLabels: labels, templates: templates, requireAttention: requireAttention,
             deliver: { attempt in
                 await self.sensorReported(attempt, on: modality, session: sessionID)
             })
@@ -189,14 +190,18 @@ extension PolicyEngine {
         // The few fields needed, read in place: a copy of the context's record retains ~20 references.
         guard let id = sensors.armed(modality)?.context, let target = contexts.attemptTarget(of: id) else { return nil }
         let (serial, uid, applicant) = (target.serial, target.user, target.applicant)
-        let user = userRecord(uid)
+        // A match of a label the user no longer has enrolled is a no-match.
+        let (enrolledMatch, lockedOut) = withUserRecord(uid) { user in
+            guard case .match(let label) = attempt else { return (false, false) }
+            return (user.profile.isEnrolled(modality, label: label), user.ledger.isBiometryLockedOut(for: applicant))
+        }
         func saving(_ outcome: SavingAttempt.Outcome) -> SavingAttempt {
             SavingAttempt(outcome: outcome, modality: modality, context: id, serial: serial, user: uid, applicant: applicant,
                           owner: target.owner, commit: submitLedger(of: uid))
         }
         switch attempt {
-        case .match(let label) where user.profile.isEnrolled(modality, label: label):
-            guard !user.ledger.isBiometryLockedOut(for: applicant) else {
+        case .match where enrolledMatch:
+            guard !lockedOut else {
                 handle(.biometryLockedOut, on: id)
                 return nil
             }
@@ -219,9 +224,8 @@ extension PolicyEngine {
                 finish(id, .failure(error))
                 return nil
             }
-            // A match of a label the user no longer has enrolled is a no-match.
             let maxFailures = configuration.biometryMaxFailures
-            // Loaded by `userRecord(uid)` above.
+            // Loaded by `withUserRecord(uid)` above.
             let now = environment.clock.now()
             let lockedNow = updateUser(uid) { $0.ledger.recordBiometricFailure(maxFailures: maxFailures, by: applicant, at: now) }!
             return saving(.noMatch(lockedNow: lockedNow))

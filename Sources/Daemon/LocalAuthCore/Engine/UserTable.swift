@@ -44,6 +44,13 @@ struct UserTable: Sendable {
         return Self.inPlace(&records.values[index]) { $0.ledgerUnsaved }
     }
 
+    /// `body` on a loaded user's record where it is stored, without copying it; nil, and `body`
+    /// not run, if the user is not loaded. `mutating` only for the in-place access.
+    mutating func read<T>(_ uid: UInt32, _ body: (UserRecord) -> T) -> T? {
+        guard let index = records.index(forKey: uid) else { return nil }
+        return Self.inPlace(&records.values[index]) { body($0) }
+    }
+
     /// Keeps a user's record as first loaded; a user already loaded keeps the record it has.
     mutating func load(_ record: UserRecord, for uid: UInt32) {
         guard records[uid] == nil else { return }
