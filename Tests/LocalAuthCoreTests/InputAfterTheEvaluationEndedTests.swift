@@ -29,7 +29,7 @@ struct InputAfterTheEvaluationEndedTests {
     /// job that ended the evaluation has also disarmed its sensor, so the session refuses it as no
     /// longer armed, and the next evaluation gets it.
     @Test func aTouchBehindAMatchWhoseWriteIsHeldGoesToTheNextEvaluation() async throws {
-        let (h, context, evaluation) = try await ready()
+        let (h, _, evaluation) = try await ready()
         h.store.holdLedgerWrites()
         let match = Task { try await h.fingerprint.touch(Self.finger) }
         #expect(await eventually { h.store.heldLedgerWrites == 1 }, "the match's write is held")
