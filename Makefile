@@ -76,8 +76,13 @@ RELEASE_LIBS_DIR = $(CURDIR)/.build/release-libs
 # file bench/symbol-order.py writes (`make symbol-order`): the kernel maps code in 64 KiB windows
 # around each page first run, so spread-out code made most of .text resident (1.7 MiB less at idle).
 SYMBOL_ORDER = $(CURDIR)/link/localauthd.symbol-order
+# Concrete generic types (Dictionary<String, …>, Result<…, RightVaultError>) are reached through
+# their metadata accessors instead of by demangling their names at run time: for each demangled
+# type the runtime checks the generic requirements by scanning all ~2 600 conformance records of
+# the static binary, which made up a third of the daemon's start-up (`make bench`, BENCHMARKS.md).
 RELEASE_FLAGS = -c release -Xswiftc -O -Xswiftc -cross-module-optimization --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
-                -Xswiftc -Xfrontend -Xswiftc -function-sections -Xlinker --symbol-ordering-file=$(SYMBOL_ORDER) -Xlinker --no-warn-symbol-ordering \
+                -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
+                -Xlinker --symbol-ordering-file=$(SYMBOL_ORDER) -Xlinker --no-warn-symbol-ordering \
                 -Xlinker --no-export-dynamic -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker -L$(STATIC_CXX_DIR) \
                 --pkg-config-path $(RELEASE_LIBS_DIR)
 

@@ -71,11 +71,22 @@ public struct ConfigurationSetting: Sendable {
     /// Gives `configuration` the value `kept` has; true when they differed.
     let carry: @Sendable (_ kept: Configuration, _ configuration: inout Configuration) -> Bool
 
-    init<Value: Equatable & Sendable>(_ key: String, _ section: Section, _ property: WritableKeyPath<Configuration, Value> & Sendable, name: String,
+    /// A ``Configuration`` property, reached by a closure that hands it over inout:
+    /// `{ $1(&$0.maxContexts) }`. Not a key path: the runtime builds each key path object the first
+    /// time it is used (some 20 000 instructions, most of them its generic class's metadata), and the
+    /// table's key paths were a tenth of the daemon's start-up.
+    typealias Field<Value> = @Sendable (_ configuration: inout Configuration, _ access: (inout Value) -> Void) -> Void
+
+    /// ``Configuration``'s defaults, which every row renders its own from.
+    private static let defaults = Configuration()
+
+    init<Value: Equatable & Sendable>(_ key: String, _ section: Section, _ field: @escaping Field<Value>, name: String,
                                       type: String, render: (Value) -> String?, shown: String? = nil, example: String? = nil,
                                       _ application: Application,
                                       _ text: String, read: @escaping @Sendable (String) throws(ValueError) -> Value) {
-        let defaultValue = render(Configuration()[keyPath: property])
+        var defaults = Self.defaults
+        var defaultValue: String?
+        field(&defaults) { defaultValue = render($0) }
         self.key = key
         self.section = section
         self.property = name
@@ -85,10 +96,15 @@ public struct ConfigurationSetting: Sendable {
         self.example = example
         self.application = application
         self.text = text
-        self.read = { (value, configuration) throws(ValueError) in configuration[keyPath: property] = try read(value) }
+        self.read = { (value, configuration) throws(ValueError) in
+            let parsed = try read(value)
+            field(&configuration) { $0 = parsed }
+        }
         self.carry = { kept, configuration in
-            let differed = configuration[keyPath: property] != kept[keyPath: property]
-            configuration[keyPath: property] = kept[keyPath: property]
+            var kept = kept, keptValue: Value?
+            field(&kept) { keptValue = $0 }
+            var differed = false
+            field(&configuration) { differed = $0 != keptValue!; $0 = keptValue! }
             return differed
         }
     }
@@ -238,23 +254,23 @@ public struct ConfigurationSetting: Sendable {
     }
 
     /// A whole-number row: `range` is both the check and the documented type.
-    static func integer(_ key: String, _ section: Section, _ property: WritableKeyPath<Configuration, Int> & Sendable, name: String, in range: ClosedRange<Int>,
+    static func integer(_ key: String, _ section: Section, _ field: @escaping Field<Int>, name: String, in range: ClosedRange<Int>,
                         _ application: Application, _ text: String) -> ConfigurationSetting {
-        ConfigurationSetting(key, section, property, name: name, type: "a whole number from \(range.lowerBound) to \(range.upperBound)",
+        ConfigurationSetting(key, section, field, name: name, type: "a whole number from \(range.lowerBound) to \(range.upperBound)",
                              render: { String($0) }, application, text) { (value) throws(ValueError) in try integer(value, in: range) }
     }
 
     /// A seconds row (0 allowed or not).
-    static func seconds(_ key: String, _ section: Section, _ property: WritableKeyPath<Configuration, Double> & Sendable, name: String, allowZero: Bool,
+    static func seconds(_ key: String, _ section: Section, _ field: @escaping Field<Double>, name: String, allowZero: Bool,
                         _ application: Application, _ text: String) -> ConfigurationSetting {
-        ConfigurationSetting(key, section, property, name: name, type: "seconds from \(allowZero ? "0" : "more than 0") to 31536000",
+        ConfigurationSetting(key, section, field, name: name, type: "seconds from \(allowZero ? "0" : "more than 0") to 31536000",
                              render: written(seconds:), application, text) { (value) throws(ValueError) in try seconds(value, allowZero: allowZero) }
     }
 
     /// A `true`/`false` row.
-    static func flag(_ key: String, _ section: Section, _ property: WritableKeyPath<Configuration, Bool> & Sendable, name: String,
+    static func flag(_ key: String, _ section: Section, _ field: @escaping Field<Bool>, name: String,
                      _ application: Application, _ text: String) -> ConfigurationSetting {
-        ConfigurationSetting(key, section, property, name: name, type: "true or false", render: { String($0) }, application, text) {
+        ConfigurationSetting(key, section, field, name: name, type: "true or false", render: { String($0) }, application, text) {
             (value) throws(ValueError) in try flag(value)
         }
     }
@@ -263,12 +279,12 @@ public struct ConfigurationSetting: Sendable {
 extension ConfigurationSetting {
     /// Every key of `localauthd.conf`, in the order the parser's "known keys" lists them.
     public static let all: [ConfigurationSetting] = [
-        ConfigurationSetting("backends", .biometryAndPasscode, \.backends, name: "backends", type: "a comma-separated list of backend ids",
+        ConfigurationSetting("backends", .biometryAndPasscode, { $1(&$0.backends) }, name: "backends", type: "a comma-separated list of backend ids",
                              render: { written(list: $0) { $0 } }, shown: "fprintd, passcode", .restart,
                              "The backends to load, in order: any of fingerprint, face and passcode, or the Id of a provider (a sensor in a separate process) described by a *.provider file in provider_directories (see docs/providers.md). fingerprint-sim and face-sim are other names of the built-in simulators fingerprint and face; either name may be listed, not both. An unknown id stops start-up with an error that lists the built-in ids. The installed file enables the real backends: fingerprint readers through fprintd (the fprintd provider, unavailable while fprintd or a reader is missing) and the passcode. The simulators have no sensor behind them (localauth sim plays their inputs); they are for development and tests and are offered only when listed here, as localauth status and localauth backends say.") {
             (value) throws(ValueError) in try backendList(value)
         },
-        ConfigurationSetting("preferred_biometry", .biometryAndPasscode, \.preferredBiometry, name: "preferredBiometry", type: "face or fingerprint", render: \.rawValue, .reload,
+        ConfigurationSetting("preferred_biometry", .biometryAndPasscode, { $1(&$0.preferredBiometry) }, name: "preferredBiometry", type: "face or fingerprint", render: \.rawValue, .reload,
                              "Which biometry type a context reports when both sensors are available: face or fingerprint.") {
             (value) throws(ValueError) in
             guard let modality = BiometricModality(rawValue: value) else {
@@ -276,13 +292,13 @@ extension ConfigurationSetting {
             }
             return modality
         },
-        .integer("biometry_max_failures", .biometryAndPasscode, \.biometryMaxFailures, name: "biometryMaxFailures", in: 1...1000, .reload,
+        .integer("biometry_max_failures", .biometryAndPasscode, { $1(&$0.biometryMaxFailures) }, name: "biometryMaxFailures", in: 1...1000, .reload,
                  "Consecutive biometric no-matches of one user (all clients, all modalities) that lock biometry (BiometryLockout) until the passcode is entered."),
-        .integer("fingerprint_attempts_per_evaluation", .biometryAndPasscode, \.fingerprintAttemptsPerEvaluation, name: "fingerprintAttemptsPerEvaluation",
+        .integer("fingerprint_attempts_per_evaluation", .biometryAndPasscode, { $1(&$0.fingerprintAttemptsPerEvaluation) }, name: "fingerprintAttemptsPerEvaluation",
                  in: 1...1000, .reload, "No-matches one evaluation accepts from the fingerprint sensor before it gives up on biometry."),
-        .integer("face_attempts_per_evaluation", .biometryAndPasscode, \.faceAttemptsPerEvaluation, name: "faceAttemptsPerEvaluation",
+        .integer("face_attempts_per_evaluation", .biometryAndPasscode, { $1(&$0.faceAttemptsPerEvaluation) }, name: "faceAttemptsPerEvaluation",
                  in: 1...1000, .reload, "No-matches one evaluation accepts from the face sensor before it gives up on biometry."),
-        ConfigurationSetting("passcode_delays", .biometryAndPasscode, \.passcodeDelays, name: "passcodeDelays", type: "a comma-separated list of seconds from 0 to 31536000",
+        ConfigurationSetting("passcode_delays", .biometryAndPasscode, { $1(&$0.passcodeDelays) }, name: "passcodeDelays", type: "a comma-separated list of seconds from 0 to 31536000",
                              render: { written(list: $0, written(seconds:)) }, .reload,
                              "Seconds of delay after the Nth consecutive wrong passcode; the last entry repeats.") {
             (value) throws(ValueError) in
@@ -292,15 +308,15 @@ extension ConfigurationSetting {
             guard !delays.isEmpty else { throw ValueError(message: "expected a comma-separated list of seconds") }
             return delays
         },
-        .integer("passcode_max_failures", .biometryAndPasscode, \.passcodeMaxFailures, name: "passcodeMaxFailures", in: 1...1000, .reload,
+        .integer("passcode_max_failures", .biometryAndPasscode, { $1(&$0.passcodeMaxFailures) }, name: "passcodeMaxFailures", in: 1...1000, .reload,
                  "Consecutive wrong passcodes that lock the passcode (PasscodeLockout) until an administrator runs localauth lockout reset --uid N."),
-        .seconds("evaluation_timeout", .evaluationsAndSensors, \.evaluationTimeout, name: "evaluationTimeout", allowZero: true, .reload,
+        .seconds("evaluation_timeout", .evaluationsAndSensors, { $1(&$0.evaluationTimeout) }, name: "evaluationTimeout", allowZero: true, .reload,
                  "Seconds before an evaluation ends with SystemCancel; 0 means never."),
-        .seconds("sensor_turn_seconds", .evaluationsAndSensors, \.sensorTurnLength, name: "sensorTurnLength", allowZero: true, .reload,
+        .seconds("sensor_turn_seconds", .evaluationsAndSensors, { $1(&$0.sensorTurnLength) }, name: "sensorTurnLength", allowZero: true, .reload,
                  "Seconds one user's evaluation may hold a sensor while another user's evaluation waits for it (the foreground session's user always goes first); 0 means until the evaluation ends. Also how long an enrollment on a provider may take no capture before an evaluation that needs the sensor ends it (SystemCancel, nothing enrolled); 0 means never."),
-        .seconds("simulator_event_ttl", .simulator, \.simulatorEventTTL, name: "simulatorEventTTL", allowZero: false, .restart,
+        .seconds("simulator_event_ttl", .simulator, { $1(&$0.simulatorEventTTL) }, name: "simulatorEventTTL", allowZero: false, .restart,
                  "Seconds a simulator event (localauth sim touch, localauth sim face, ...) waits for an evaluation to read it."),
-        ConfigurationSetting("simulator_group", .simulator, \.simulatorGroup, name: "simulatorGroup", type: "a group name, or nothing", render: { $0 }, .restart,
+        ConfigurationSetting("simulator_group", .simulator, { $1(&$0.simulatorGroup) }, name: "simulatorGroup", type: "a group name, or nothing", render: { $0 }, .restart,
                              "The group whose members may drive the simulated sensors without asking polkit (root and the daemon's own user always may; anyone else needs polkit's org.localauth.LocalAuthentication1.simulator); empty means none.") {
             (value) throws(ValueError) in
             guard value.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) else {
@@ -308,35 +324,35 @@ extension ConfigurationSetting {
             }
             return value
         },
-        .integer("max_contexts_per_client", .limits, \.maxContextsPerClient, name: "maxContextsPerClient", in: 1...1_000_000, .reload,
+        .integer("max_contexts_per_client", .limits, { $1(&$0.maxContextsPerClient) }, name: "maxContextsPerClient", in: 1...1_000_000, .reload,
                  "Live authentication contexts one client (bus connection) may hold; more are refused with LimitsExceeded."),
-        .integer("max_contexts_per_user", .limits, \.maxContextsPerUser, name: "maxContextsPerUser", in: 1...1_000_000, .reload,
+        .integer("max_contexts_per_user", .limits, { $1(&$0.maxContextsPerUser) }, name: "maxContextsPerUser", in: 1...1_000_000, .reload,
                  "Live contexts of all of one user's connections together (root is exempt); more are refused with LimitsExceeded."),
-        .integer("max_contexts", .limits, \.maxContexts, name: "maxContexts", in: 1...1_000_000, .reload,
+        .integer("max_contexts", .limits, { $1(&$0.maxContexts) }, name: "maxContexts", in: 1...1_000_000, .reload,
                  "Live contexts of all clients together; more are refused with LimitsExceeded."),
-        .integer("root_reserved_contexts", .limits, \.rootReservedContexts, name: "rootReservedContexts", in: 0...1_000_000, .reload,
+        .integer("root_reserved_contexts", .limits, { $1(&$0.rootReservedContexts) }, name: "rootReservedContexts", in: 0...1_000_000, .reload,
                  "How many of max_contexts only root may take (login screens, sudo, unlock contexts), so they work even when other users hold all the rest. Less than max_contexts."),
-        .integer("max_queued_requests_per_client", .limits, \.maxQueuedRequestsPerClient, name: "maxQueuedRequestsPerClient", in: 1...1_000_000,
+        .integer("max_queued_requests_per_client", .limits, { $1(&$0.maxQueuedRequestsPerClient) }, name: "maxQueuedRequestsPerClient", in: 1...1_000_000,
                  .restart,
                  "Unfinished requests one connection may have queued; more are refused with LimitsExceeded until replies come back."),
-        .integer("max_queued_bytes_per_client", .limits, \.maxQueuedBytesPerClient, name: "maxQueuedBytesPerClient", in: 1024...(1 << 30),
+        .integer("max_queued_bytes_per_client", .limits, { $1(&$0.maxQueuedBytesPerClient) }, name: "maxQueuedBytesPerClient", in: 1024...(1 << 30),
                  .restart, "Bytes of arguments the requests one connection has queued may hold; more are refused with LimitsExceeded."),
-        .integer("max_queued_requests_per_user", .limits, \.maxQueuedRequestsPerUser, name: "maxQueuedRequestsPerUser", in: 1...1_000_000,
+        .integer("max_queued_requests_per_user", .limits, { $1(&$0.maxQueuedRequestsPerUser) }, name: "maxQueuedRequestsPerUser", in: 1...1_000_000,
                  .restart, "Unfinished requests all connections of one user together may have queued; more are refused with LimitsExceeded until replies come back."),
-        .integer("max_queued_bytes_per_user", .limits, \.maxQueuedBytesPerUser, name: "maxQueuedBytesPerUser", in: 1024...(1 << 30),
+        .integer("max_queued_bytes_per_user", .limits, { $1(&$0.maxQueuedBytesPerUser) }, name: "maxQueuedBytesPerUser", in: 1024...(1 << 30),
                  .restart, "Bytes of arguments the requests all connections of one user have queued may hold; more are refused with LimitsExceeded."),
-        .integer("passcode_hash_workers", .limits, \.passcodeHashWorkers, name: "passcodeHashWorkers", in: 1...64, .reload,
+        .integer("passcode_hash_workers", .limits, { $1(&$0.passcodeHashWorkers) }, name: "passcodeHashWorkers", in: 1...64, .reload,
                  "Argon2id passcode hashes and checks that run at once (each uses about 64 MiB while it runs). Each user's checks wait in a queue of their own, served in turn, so another user's flood delays one's own by at most one hash."),
-        .integer("max_passcode_operations_per_user", .limits, \.maxPasscodeOperationsPerUser, name: "maxPasscodeOperationsPerUser", in: 1...10_000,
+        .integer("max_passcode_operations_per_user", .limits, { $1(&$0.maxPasscodeOperationsPerUser) }, name: "maxPasscodeOperationsPerUser", in: 1...10_000,
                  .reload, "Passcode checks and changes one user may have waiting or running; more are refused at once with LimitsExceeded, before anything is counted."),
-        ConfigurationSetting("state_directory", .files, \.stateDirectory, name: "stateDirectory", type: "an absolute path", render: { $0 },
+        ConfigurationSetting("state_directory", .files, { $1(&$0.stateDirectory) }, name: "stateDirectory", type: "an absolute path", render: { $0 },
                              shown: Configuration.defaultStateDirectory, .restart,
                              "Where per-user state lives. $STATE_DIRECTORY from systemd wins over this default, and localauthd --state-dir over both. The directory must belong to the daemon's user and be closed to others.") {
             (value) throws(ValueError) -> String? in
             guard value.hasPrefix("/") else { throw ValueError(message: "expected an absolute path, found \"\(value)\"") }
             return value
         },
-        ConfigurationSetting("provider_directories", .files, \.providerDirectories, name: "providerDirectories", type: "a comma-separated list of absolute paths",
+        ConfigurationSetting("provider_directories", .files, { $1(&$0.providerDirectories) }, name: "providerDirectories", type: "a comma-separated list of absolute paths",
                              render: { $0.map { written(list: $0) { $0 } } }, example: "/opt/vendor/localauthd-providers, /etc/localauthd/providers", .restart,
                              "Where provider descriptors (ID.provider) are read; a file in a later directory replaces the file of the same name in an earlier one. Unset, they are $(PREFIX)/lib/localauthd/providers of the installation, then /etc/localauthd/providers. A provider's Id listed in backends enables it; an id that no descriptor names stops start-up with a configuration error. See docs/providers.md for writing and installing a provider.") {
             (value) throws(ValueError) -> [String]? in
@@ -346,18 +362,18 @@ extension ConfigurationSetting {
             }
             return directories
         },
-        ConfigurationSetting("provider_timeout", .limits, \.providerTimeout, name: "providerTimeout", type: "seconds from more than 0 to 600", render: written(seconds:), .restart,
+        ConfigurationSetting("provider_timeout", .limits, { $1(&$0.providerTimeout) }, name: "providerTimeout", type: "seconds from more than 0 to 600", render: written(seconds:), .restart,
                              "Seconds a biometric provider (a sensor in a separate process) has to answer each call. One that does not is treated as crashed: the evaluation it serves sees its sensor disconnect (nothing is counted) and the provider is restarted with backoff.") {
             (value) throws(ValueError) in
             let seconds = try seconds(value, allowZero: false)
             guard seconds <= 600 else { throw ValueError(message: "expected seconds from more than 0 to 600, found \"\(value)\"") }
             return seconds
         },
-        .flag("app_passcode_entry", .agentsAndConsent, \.appPasscodeEntry, name: "appPasscodeEntry", .reload,
+        .flag("app_passcode_entry", .agentsAndConsent, { $1(&$0.appPasscodeEntry) }, name: "appPasscodeEntry", .reload,
               "Whether an ordinary application may submit the passcode itself (Context.SubmitPasscode) and is sent passcode prompts. With false only the authentication agent of the application's session (localauth agent, a desktop agent) takes the passcode, so no application sees it; policy 2 ends with NotInteractive when it needs the passcode and no agent can ask. true is weaker (any application that asks for policy 2 can collect the passcode): for headless test rigs only. Logins and sudo (contexts with User or Unlock) always take it themselves."),
-        .flag("face_consent", .agentsAndConsent, \.faceConsent, name: "faceConsent", .reload,
+        .flag("face_consent", .agentsAndConsent, { $1(&$0.faceConsent) }, name: "faceConsent", .reload,
               "Whether an application needs a usage description (the context option FaceUsageDescription) and the user's consent, asked once by the session's agent and kept per user and application, before it may use the face sensor; see localauth apps. false lets every application use it."),
-        ConfigurationSetting("key_protection", .rightsAndKeys, \.keyProtection, name: "keyProtection", type: "auto, tpm2 or wrapping-key", render: \.rawValue, .restart,
+        ConfigurationSetting("key_protection", .rightsAndKeys, { $1(&$0.keyProtection) }, name: "keyProtection", type: "auto, tpm2 or wrapping-key", render: \.rawValue, .restart,
                              "Where the wrapping key comes from. tpm2 seals it with the machine's TPM 2.0 (reached through tpm_tcti), so the sealed rights open only on this machine; wrapping-key keeps it in sealing/wrapping-key in the state directory, readable by root only (for machines without a TPM); auto takes the TPM when one answers, else the file. Once a key is sealed with a TPM, that TPM is needed: when it is gone the daemon does not fall back to a file, and rights are unavailable (their methods fail with Failed, saying why) until it is back. The Rights object's KeyProtection property says which is in use.") {
             (value) throws(ValueError) in
             guard let setting = Configuration.KeyProtectionSetting(rawValue: value) else {
@@ -365,7 +381,7 @@ extension ConfigurationSetting {
             }
             return setting
         },
-        ConfigurationSetting("tpm_tcti", .rightsAndKeys, \.tpmTCTI, name: "tpmTCTI", type: "a tpm2-tss TCTI string", render: { $0 }, .restart,
+        ConfigurationSetting("tpm_tcti", .rightsAndKeys, { $1(&$0.tpmTCTI) }, name: "tpmTCTI", type: "a tpm2-tss TCTI string", render: { $0 }, .restart,
                              "The TPM 2.0 to use, as a tpm2-tss TCTI string: the kernel's resource manager by default; swtpm:host=127.0.0.1,port=2321 or swtpm:path=SOCKET for a software TPM (tests).") {
             (value) throws(ValueError) in
             // A TCTI string: a module name, optionally `:` and its configuration (device:/dev/tpmrm0, swtpm:port=2321).
