@@ -110,6 +110,7 @@ public enum MessageCatalogFile {
             return Array(bytes[offset..<offset + length])
         }
         var table: [String: String] = [:]
+        table.reserveCapacity(count)
         for index in 0..<count {
             let idBytes = try string(table: originals, index: index), textBytes = try string(table: translated, index: index)
             guard let id = String(validating: idBytes, as: UTF8.self), let text = String(validating: textBytes, as: UTF8.self) else {
@@ -133,10 +134,9 @@ public enum MessageCatalogFile {
             text.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }
         }
         let wanted = lowered(value.utf8), prefix = Array("content-type:".utf8)
-        return Array(header.utf8).split(separator: UInt8(ascii: "\n")).contains { line in
-            let line = lowered(line)
+        return lowered(header.utf8).split(separator: UInt8(ascii: "\n")).contains { line in
             guard line.starts(with: prefix), line.count >= wanted.count else { return false }
-            return (0...(line.count - wanted.count)).contains { line[$0..<$0 + wanted.count].elementsEqual(wanted) }
+            return (line.startIndex...(line.endIndex - wanted.count)).contains { line[$0..<$0 + wanted.count].elementsEqual(wanted) }
         }
     }
 

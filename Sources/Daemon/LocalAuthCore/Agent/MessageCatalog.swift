@@ -49,8 +49,18 @@ public struct MessageCatalog: Sendable {
     public init(translations: [String: [String: String]]) {
         let known = Set(Self.messages)
         self.translations = translations.mapValues { table in
-            table.filter { id, text in known.contains(id) && !text.isEmpty && Self.placeholders(in: text) == Self.placeholders(in: id) }
+            table.filter { id, text in known.contains(id) && !text.isEmpty && Self.samePlaceholders(text, id) }
         }
+    }
+
+    /// Whether `text` and `id` have the same printf conversions; most have none, which needs no array.
+    private static func samePlaceholders(_ text: String, _ id: String) -> Bool {
+        func hasPercent(_ string: String) -> Bool {
+            let percent = UInt8(ascii: "%")
+            return string.utf8.withContiguousStorageIfAvailable { $0.contains(percent) } ?? string.utf8.contains(percent)
+        }
+        guard hasPercent(text) || hasPercent(id) else { return true }
+        return placeholders(in: text) == placeholders(in: id)
     }
 
     /// The printf conversions in `text` (`%s`), in order; `%%` is none.
