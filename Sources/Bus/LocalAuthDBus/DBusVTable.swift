@@ -85,7 +85,7 @@ public struct DBusVTable: Sendable {
     /// programming error, caught when the daemon starts (and by every test that starts it).
     public init(_ interface: DBusInterfaceDescription, methods: [Method], properties read: PropertyReader? = nil,
                 writers: [String: PropertyWriter] = [:]) {
-        // Sorted lists, not sets: hashing every name was a tenth of the tables' part of start-up.
+        // Sorted lists, not sets: hashing every name was a fifth of the tables' part of start-up.
         let declared = interface.methods.map(\.name).sorted(), served = methods.map(\.name).sorted()
         precondition(served == declared, "\(interface.name): rows \(served) do not match the declared methods \(declared)")
         let writable = interface.properties.filter { $0.access == .readwrite }.map(\.name).sorted(), written = writers.keys.sorted()

@@ -55,11 +55,8 @@ public struct MessageCatalog: Sendable {
 
     /// Whether `text` and `id` have the same printf conversions; most have none, which needs no array.
     private static func samePlaceholders(_ text: String, _ id: String) -> Bool {
-        func hasPercent(_ string: String) -> Bool {
-            let percent = UInt8(ascii: "%")
-            return string.utf8.withContiguousStorageIfAvailable { $0.contains(percent) } ?? string.utf8.contains(percent)
-        }
-        guard hasPercent(text) || hasPercent(id) else { return true }
+        let percent = UInt8(ascii: "%")
+        guard text.contains(utf8Byte: percent) || id.contains(utf8Byte: percent) else { return true }
         return placeholders(in: text) == placeholders(in: id)
     }
 
