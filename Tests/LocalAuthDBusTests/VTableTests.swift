@@ -67,6 +67,13 @@ import Testing
                 try await proxy.connection.call(destination: server.uniqueName, path: proxy.path, interface: "org.example.Other", member: "Ping")
             }
             #expect(otherInterface?.name == .unknownInterface)
+            // The object does implement Introspectable: a member it lacks is an unknown method.
+            let introspectable = await #expect(throws: DBusError.self) {
+                try await proxy.connection.call(destination: server.uniqueName, path: proxy.path,
+                                                interface: "org.freedesktop.DBus.Introspectable", member: "Ping")
+            }
+            #expect(introspectable?.name == .unknownMethod)
+            #expect(introspectable?.message == "org.freedesktop.DBus.Introspectable has one method, Introspect, not \"Ping\".")
             #expect(seen.ran.withLock { $0 } == 1, "only the well-formed call reached a handler")
         }
     }

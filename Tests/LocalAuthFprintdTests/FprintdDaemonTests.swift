@@ -38,11 +38,18 @@ struct FprintdDaemonTests {
             while !fprintd.isOpen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         }
 
-        /// Enrolls the finger through the daemon (Manager.Enroll) with `print` on each capture.
+        /// Enrolls the finger through the daemon (Manager.Enroll) with `print` on each capture, and
+        /// waits until the provider has released the reader.
+        ///
+        /// Enroll returns when the provider reports the last stage, before it releases the reader.
+        /// ``waitUntilClaimed()`` would then take the enrollment's open reader for the next
+        /// evaluation's, and commands sent to it were lost when it closed (the cause of
+        /// `retriesAreNotCounted` waiting 60 s for a no-match under load).
         func enroll(print: String = "print-a") async throws {
             let enrollment = Task { await errorName { _ = try await client.manager("Enroll", [.string("fingerprint"), .string(FprintdDaemonTests.finger), .string(FprintdDaemonTests.passcode)]) } }
             for _ in 0..<5 { try await fprintd.send("SCAN \(print)") }
             #expect(await enrollment.value == nil)
+            try await expectReleased("after the enrollment")
         }
 
         /// Starts a biometrics evaluation on a new context and returns once the reader is claimed
@@ -212,7 +219,6 @@ struct FprintdDaemonTests {
     @Test func theLockScreenHoldingTheReaderIsNotAFailure() async throws {
         try await Self.withRig { rig in
             try await rig.enroll()
-            try await rig.expectReleased("enrolled")
             let lockScreen = try await rig.bus.connect()
             defer { lockScreen.close() }
             _ = try await lockScreen.call(

@@ -70,5 +70,8 @@ import Testing
         try await stage.check(.privileged(.actForOtherUsers), root)
         let error = await #expect(throws: LocalAuthError.self) { try await stage.check(.privileged(.actForOtherUsers), Self.plain) }
         #expect(error?.kind == .accessDenied)
+        // Said so that it fits every case the rule covers: User set to the caller's own uid, and
+        // Unlock set to false, are refused alike.
+        #expect(error?.message == "Only root may give CreateContext the User or Unlock option (a context for another user, or one that unlocks the session); leave both out for a context of your own.")
     }
 }

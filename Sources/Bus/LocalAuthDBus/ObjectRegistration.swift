@@ -53,6 +53,8 @@ final class ObjectRegistration: @unchecked Sendable {
         return vtable
     }
 
+    private static let introspectable = "org.freedesktop.DBus.Introspectable"
+
     private func handle(_ message: DBusMessage, on connection: DBusConnection) -> DBusHandlerResult {
         connection.queue.precondition()
         guard message.kind == .methodCall else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
@@ -90,8 +92,12 @@ final class ObjectRegistration: @unchecked Sendable {
                 connection.scrubReceiveBuffer()
             }
         }
-        // A row is one of the table's own methods, never Introspect.
-        if row == nil, let introspection, interface == "org.freedesktop.DBus.Introspectable", member == "Introspect" {
+        // A row is one of the table's own methods, never Introspectable's.
+        if row == nil, let introspection, interface == Self.introspectable {
+            guard member == "Introspect" else {
+                reply.fail(DBusError(.unknownMethod, "\(Self.introspectable) has one method, Introspect, not \(DBusSyntax.quoted(member))."))
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
             let document = introspectionXML ?? introspection()
             introspectionXML = document
             reply.send([.string(document)])

@@ -166,7 +166,7 @@ public actor PolicyEngine {
     public static func rootOnly(_ action: PrivilegedAction) -> String {
         switch action {
         case .resetLockout: "Only root may reset lockouts."
-        case .actForOtherUsers: "Only root may create contexts for another user or unlock contexts."
+        case .actForOtherUsers: "Only root may give CreateContext the User or Unlock option (a context for another user, or one that unlocks the session); leave both out for a context of your own."
         case .useSimulator: "Only root, the daemon's own user and members of simulator_group may drive the simulator."
         }
     }
