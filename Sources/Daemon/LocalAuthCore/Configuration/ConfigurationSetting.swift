@@ -80,13 +80,18 @@ public struct ConfigurationSetting: Sendable {
     /// ``Configuration``'s defaults, which every row renders its own from.
     private static let defaults = Configuration()
 
+    /// The value `field` reaches in `configuration`.
+    private static func value<Value>(_ field: Field<Value>, in configuration: Configuration) -> Value {
+        var configuration = configuration, value: Value?
+        field(&configuration) { value = $0 }
+        return value!
+    }
+
     init<Value: Equatable & Sendable>(_ key: String, _ section: Section, _ field: @escaping Field<Value>, name: String,
                                       type: String, render: (Value) -> String?, shown: String? = nil, example: String? = nil,
                                       _ application: Application,
                                       _ text: String, read: @escaping @Sendable (String) throws(ValueError) -> Value) {
-        var defaults = Self.defaults
-        var defaultValue: String?
-        field(&defaults) { defaultValue = render($0) }
+        let defaultValue = render(Self.value(field, in: Self.defaults))
         self.key = key
         self.section = section
         self.property = name
@@ -101,10 +106,9 @@ public struct ConfigurationSetting: Sendable {
             field(&configuration) { $0 = parsed }
         }
         self.carry = { kept, configuration in
-            var kept = kept, keptValue: Value?
-            field(&kept) { keptValue = $0 }
+            let keptValue = Self.value(field, in: kept)
             var differed = false
-            field(&configuration) { differed = $0 != keptValue!; $0 = keptValue! }
+            field(&configuration) { differed = $0 != keptValue; $0 = keptValue }
             return differed
         }
     }
