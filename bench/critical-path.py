@@ -11,8 +11,8 @@ bench/critical-path.c -ldl`). For each of R rounds (default 3) it starts each pr
 dbus-daemon with SO preloaded, runs 50 warm-up cycles (CreateContext, Simulator.Touch,
 EvaluatePolicy(1), Invalidate, as `make bench` does), one cycle that restarts the count, then N more
 (default 2000), and stops it. It prints, per call, the medians over the rounds of the mean time from
-the wake-up that read the call to its reply, to its last send (localauthd's Invalidate also sends a
-PropertiesChanged signal), and to the end of that wake-up. The client waits for the reply; what
+the wake-up that read the call to its reply, to its last send (a signal sent in the same wake-up, such as
+PropertiesChanged, is a send too), and to the end of that wake-up. The client waits for the reply; what
 follows it only takes a core. The sum of "to the reply" over the four calls is the part of the
 cycle that the service itself puts on the client's path.
 """
